@@ -1,0 +1,136 @@
+#include "config.hpp"
+
+#include "error.hpp"
+
+#include <array>
+#include <functional>
+
+namespace mpiio {
+namespace {
+
+std::string trim(const std::string &s) {
+    const char *ws = " \t\r\n";
+    const auto b = s.find_first_not_of(ws);
+    if (b == std::string::npos)
+        return {};
+    const auto e = s.find_last_not_of(ws);
+    return s.substr(b, e - b + 1);
+}
+
+// Looks `value` up in a list of (name, enum) choices; throws naming the key and the choices.
+template <class Enum, size_t N>
+Enum choose(const std::string &key, const std::string &value,
+            const std::array<std::pair<const char *, Enum>, N> &choices) {
+    std::string allowed;
+    for (const auto &[name, e] : choices) {
+        if (value == name)
+            return e;
+        allowed += allowed.empty() ? name : std::string(" | ") + name;
+    }
+    throw Error(ErrorKind::Config, "config key '" + key + "' has invalid value '" + value +
+                                       "' (allowed: " + allowed + ")");
+}
+
+constexpr std::array<std::pair<const char *, CommChoice>, 2> kComm{
+    {{"world", CommChoice::World}, {"self", CommChoice::Self}}};
+constexpr std::array<std::pair<const char *, SyncPolicy>, 3> kSync{
+    {{"auto", SyncPolicy::Auto}, {"flush", SyncPolicy::Flush}, {"never", SyncPolicy::Never}}};
+constexpr std::array<std::pair<const char *, StatsMode>, 2> kStats{
+    {{"off", StatsMode::Off}, {"summary", StatsMode::Summary}}};
+
+struct KeySpec {
+    const char *key;
+    const char *values;
+    const char *meaning;
+    std::function<void(Config &, const std::string &key, const std::string &value)> apply;
+};
+
+const std::vector<KeySpec> &key_table() {
+    static const std::vector<KeySpec> table = {
+        {"comm", "world | self",
+         "communicator when the FAPL has none (HDF5_DRIVER, H5Pset_driver_by_name without "
+         "H5Pset_mpi_params); default world",
+         [](Config &c, const std::string &k, const std::string &v) { c.comm = choose(k, v, kComm); }},
+        {"sync", "auto | flush | never",
+         "when to call MPI_File_sync: auto (as the built-in driver), flush (on H5Fflush only), "
+         "never; default auto",
+         [](Config &c, const std::string &k, const std::string &v) { c.sync = choose(k, v, kSync); }},
+        {"stats", "off | summary",
+         "per-file I/O statistics, printed by rank 0 to stderr at file close; default off",
+         [](Config &c, const std::string &k, const std::string &v) { c.stats = choose(k, v, kStats); }},
+        {"hint.<name>", "<value>",
+         "an MPI-IO hint passed to MPI_File_open, e.g. hint.cb_buffer_size=16777216", nullptr},
+    };
+    return table;
+}
+
+} // namespace
+
+std::string config_keys_help() {
+    std::string out;
+    for (const auto &k : key_table())
+        out += std::string(k.key) + " = " + k.values + ": " + k.meaning + "\n";
+    return out;
+}
+
+Config parse_config(const std::string &text) {
+    Config config;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find(';', start);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string entry = trim(text.substr(start, end - start));
+        start = end + 1;
+        if (entry.empty())
+            continue;
+        const auto eq = entry.find('=');
+        if (eq == std::string::npos)
+            throw Error(ErrorKind::Config,
+                        "config entry '" + entry + "' is not of the form key=value");
+        const std::string key = trim(entry.substr(0, eq));
+        const std::string value = trim(entry.substr(eq + 1));
+        if (key.rfind("hint.", 0) == 0) {
+            const std::string hint = key.substr(5);
+            if (hint.empty() || value.empty())
+                throw Error(ErrorKind::Config, "config key '" + key + "' needs a hint name and a value");
+            if (hint.size() > MPI_MAX_INFO_KEY || value.size() > MPI_MAX_INFO_VAL)
+                throw Error(ErrorKind::Config, "MPI-IO hint '" + hint + "' or its value is too long");
+            config.hints.emplace_back(hint, value);
+            continue;
+        }
+        bool known = false;
+        for (const auto &spec : key_table()) {
+            if (spec.apply != nullptr && key == spec.key) {
+                spec.apply(config, key, value);
+                known = true;
+                break;
+            }
+        }
+        if (!known)
+            throw Error(ErrorKind::Config,
+                        "unknown config key '" + key +
+                            "' (known keys: comm, sync, stats, hint.<MPI-IO hint name>)");
+    }
+    return config;
+}
+
+std::string Config::canonical() const {
+    std::string out = "comm=" + std::to_string(static_cast<int>(comm)) +
+                      ";sync=" + std::to_string(static_cast<int>(sync)) +
+                      ";stats=" + std::to_string(static_cast<int>(stats));
+    for (const auto &[k, v] : hints)
+        out += ";hint." + k + "=" + v;
+    return out;
+}
+
+std::uint64_t fnv1a(const std::string &text) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : text) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+} // namespace mpiio

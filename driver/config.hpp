@@ -1,0 +1,44 @@
+// The driver's configuration string: `HDF5_DRIVER_CONFIG` or the argument of
+// H5Pset_driver_by_name(fapl, "mpiio", config). Entries are `key=value`, separated by `;`
+// (blanks around keys and values are ignored). One key table (config.cpp) defines every key,
+// its allowed values and its documentation; unknown keys and bad values are errors naming them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mpiio {
+
+enum class CommChoice { World, Self };   // communicator when the FAPL carries none
+enum class SyncPolicy { Auto, Flush, Never };
+enum class StatsMode { Off, Summary };
+
+struct Config {
+    CommChoice comm = CommChoice::World;
+    // auto:  MPI_File_sync on H5Fflush, and after every collective write when the MPI-IO layer
+    //        says writes are not immediately visible (hint romio_visibility_immediate=false or
+    //        HDF5_DO_MPI_FILE_SYNC), exactly like the built-in driver;
+    // flush: MPI_File_sync on H5Fflush only; never: no MPI_File_sync at all (MPI_File_close
+    //        still makes the data visible) - for scratch files on tmpfs.
+    SyncPolicy sync = SyncPolicy::Auto;
+    StatsMode stats = StatsMode::Off;
+    // MPI-IO hints given as hint.<name>=<value>, passed to MPI_File_open in order.
+    std::vector<std::pair<std::string, std::string>> hints;
+
+    // A canonical text of the parsed settings, identical for equal configurations; used to
+    // check that every rank runs with the same configuration.
+    std::string canonical() const;
+};
+
+// Parses `text` (may be empty). Throws Error(Config) naming the first bad entry.
+Config parse_config(const std::string &text);
+
+// One line per key: "key  values  meaning", for error messages and documentation.
+std::string config_keys_help();
+
+// 64-bit FNV-1a hash (used to compare canonical configurations across ranks).
+std::uint64_t fnv1a(const std::string &text);
+
+} // namespace mpiio

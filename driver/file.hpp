@@ -1,0 +1,80 @@
+// The driver's open file: the part HDF5 sees (H5FD_t), the MPI file handle, and the driver's own
+// state. Callbacks in callbacks.cpp dispatch to the functions declared here.
+#pragma once
+
+#include "config.hpp"
+#include "mpi_handles.hpp"
+#include "stats.hpp"
+
+#include <H5FDdevelop.h>
+#include <hdf5.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+namespace mpiio {
+
+// Everything but the two members HDF5 may look at directly.
+struct FileState {
+    Comm comm;       // our duplicate; the library runs its own collectives on it
+    Info info;       // the hints in effect (merged FAPL, config and MPI-IO layer hints)
+    int rank = 0;
+    int size = 1;
+    Config config;
+    std::string name;
+    haddr_t eoa = 0;      // set by the library; local
+    haddr_t eof = 0;      // physical size: exact after open/truncate, then a local lower bound
+    haddr_t last_eoa = 0; // eoa at the last truncate: truncate is a no-op while unchanged
+    bool sync_after_collective_write = false; // MPI-IO layer needs MPI_File_sync for visibility
+    bool read_only = false;
+    Stats stats{};
+};
+
+// H5Fset_mpi_atomicity casts any MPI driver's file to the built-in driver's struct and uses its
+// second member as the MPI_File, so this layout must start { H5FD_t pub; MPI_File fh; }.
+struct File {
+    H5FD_t pub; // must be first: HDF5 fills it in after open returns
+    MPI_File fh;
+    FileState *state;
+};
+static_assert(std::is_standard_layout_v<File>, "File must stay a plain C layout");
+static_assert(offsetof(File, pub) == 0, "H5FD_t must come first");
+static_assert(offsetof(File, fh) == offsetof(H5FD_mpiio_prefix_t, fh),
+              "MPI_File must sit where the built-in driver keeps it");
+
+inline File *as_file(H5FD_t *f) { return reinterpret_cast<File *>(f); }
+inline const File *as_file(const H5FD_t *f) { return reinterpret_cast<const File *>(f); }
+
+// --- lifetime (file_lifetime.cpp) -----------------------------------------------------------
+// Collective. Opens `name` over the FAPL's communicator (or the config's choice).
+File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr);
+// Collective. Closes the MPI file, prints statistics if asked, frees everything.
+void close_file(File *file);
+// Collective over the FAPL's communicator: rank 0 deletes the file.
+void delete_file(const char *name, hid_t fapl_id);
+
+// --- size (file_size.cpp) -------------------------------------------------------------------
+// Collective. Makes the physical size equal the EOA when the EOA changed since the last call.
+void truncate_file(File *file);
+// Collective. MPI_File_sync per the sync policy, unless the file is closing.
+void flush_file(File *file, bool closing);
+
+// --- scalar transfers (scalar_io.cpp) -------------------------------------------------------
+// Collective under the library's collective raw-data path, independent otherwise.
+void read_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, void *buf);
+void write_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, const void *buf);
+
+// --- vector transfers (vector_io.cpp) -------------------------------------------------------
+// Collective when the library's transfer mode is collective, independent otherwise.
+void read_vector(File *file, uint32_t count, const H5FD_mem_t types[], const haddr_t addrs[],
+                 const size_t sizes[], void *bufs[]);
+void write_vector(File *file, uint32_t count, const H5FD_mem_t types[], const haddr_t addrs[],
+                  const size_t sizes[], const void *bufs[]);
+
+// --- ctl (ctl.cpp) --------------------------------------------------------------------------
+// Local. Answers the MPI opcodes HDF5 sends to MPI drivers and the driver's own opcodes.
+void control(File *file, uint64_t op_code, uint64_t flags, const void *input, void **output);
+
+} // namespace mpiio

@@ -1,0 +1,255 @@
+// open / close / delete: the collective lifetime of an MPI file.
+#include "collective.hpp"
+#include "error.hpp"
+#include "file.hpp"
+#include "mpi_runtime.hpp"
+
+#include <H5FDmpi.h>
+
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+
+namespace mpiio {
+namespace {
+
+// Local. The config string of the FAPL (HDF5_DRIVER_CONFIG or the by-name argument), or "".
+std::string fapl_config_string(hid_t fapl_id) {
+    const ssize_t length = H5Pget_driver_config_str(fapl_id, nullptr, 0);
+    if (length <= 0)
+        return {};
+    std::string text(static_cast<size_t>(length) + 1, '\0');
+    if (H5Pget_driver_config_str(fapl_id, text.data(), text.size()) < 0)
+        throw Error(ErrorKind::Internal, "cannot read the driver config string from the FAPL");
+    text.resize(static_cast<size_t>(length));
+    return text;
+}
+
+struct MpiParams {
+    Comm comm;
+    Info info;
+    std::optional<Config> config;      // empty when the config string is invalid
+    std::optional<Error> config_error; // why, reported collectively once the comm is known
+};
+
+// Local. Communicator, info and configuration for a file: the FAPL's own duplicates (the
+// caller owns them), or the config's communicator choice when the FAPL has none.
+MpiParams mpi_params_from_fapl(hid_t fapl_id) {
+    MpiParams params;
+    params.config_error = capture([&] { params.config = parse_config(fapl_config_string(fapl_id)); });
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    if (H5Pget_mpi_params(fapl_id, &comm, &info) < 0)
+        throw Error(ErrorKind::Internal, "cannot read the MPI communicator and info from the FAPL");
+    params.comm = Comm(comm);
+    params.info = Info(info);
+    if (comm == MPI_COMM_NULL) {
+        const bool self = params.config && params.config->comm == CommChoice::Self;
+        check_mpi(MPI_Comm_dup(self ? MPI_COMM_SELF : MPI_COMM_WORLD, params.comm.out()),
+                  "MPI_Comm_dup");
+    }
+    int inter = 0;
+    check_mpi(MPI_Comm_test_inter(params.comm.get(), &inter), "MPI_Comm_test_inter");
+    if (inter)
+        throw Error(ErrorKind::Config, "the FAPL's communicator is an intercommunicator; "
+                                       "MPI-IO needs an intracommunicator");
+    return params;
+}
+
+// Collective. Fails every rank unless all ranks parsed the same configuration.
+void agree_on_config(MPI_Comm comm, const MpiParams &params) {
+    agree(comm, params.config_error);
+    const std::uint64_t h = fnv1a(params.config->canonical());
+    std::array<std::uint64_t, 2> local{h, ~h}, global{};
+    check_mpi(MPI_Allreduce(local.data(), global.data(), 2, MPI_UINT64_T, MPI_MIN, comm),
+              "MPI_Allreduce (config check)");
+    if (global[0] != h || ~global[1] != h)
+        throw Error(ErrorKind::Config, "the driver config string differs between ranks; "
+                                       "every rank must pass the same configuration");
+}
+
+// Local. The FAPL's hints plus the config's hint.<name> entries (config wins).
+Info hints_for_open(const MpiParams &params) {
+    Info merged;
+    if (params.info.get() != MPI_INFO_NULL)
+        check_mpi(MPI_Info_dup(params.info.get(), merged.out()), "MPI_Info_dup");
+    else
+        check_mpi(MPI_Info_create(merged.out()), "MPI_Info_create");
+    for (const auto &[key, value] : params.config->hints)
+        check_mpi(MPI_Info_set(merged.get(), key.c_str(), value.c_str()), "MPI_Info_set");
+    return merged;
+}
+
+// Local. The hints in effect: what the MPI-IO layer reports, plus every requested hint it does
+// not list (so H5Fget_access_plist hands back what the application set).
+Info hints_in_effect(MPI_File fh, MPI_Info requested) {
+    Info in_effect;
+    check_mpi(MPI_File_get_info(fh, in_effect.out()), "MPI_File_get_info");
+    int nkeys = 0;
+    check_mpi(MPI_Info_get_nkeys(requested, &nkeys), "MPI_Info_get_nkeys");
+    for (int i = 0; i < nkeys; ++i) {
+        char key[MPI_MAX_INFO_KEY + 1] = {};
+        check_mpi(MPI_Info_get_nthkey(requested, i, key), "MPI_Info_get_nthkey");
+        int length = 0, present = 0;
+        check_mpi(MPI_Info_get_valuelen(in_effect.get(), key, &length, &present), "MPI_Info_get_valuelen");
+        if (present)
+            continue;
+        check_mpi(MPI_Info_get_valuelen(requested, key, &length, &present), "MPI_Info_get_valuelen");
+        std::string value(static_cast<size_t>(length) + 1, '\0');
+        check_mpi(MPI_Info_get(requested, key, length + 1, value.data(), &present), "MPI_Info_get");
+        value.resize(static_cast<size_t>(length));
+        check_mpi(MPI_Info_set(in_effect.get(), key, value.c_str()), "MPI_Info_set");
+    }
+    return in_effect;
+}
+
+// Local. Whether writes become visible to other ranks only after MPI_File_sync, as the built-in
+// driver decides it: ROMIO's romio_visibility_immediate hint, overridden by HDF5_DO_MPI_FILE_SYNC.
+bool needs_sync_after_collective_write(MPI_Info hints, SyncPolicy policy) {
+    if (policy != SyncPolicy::Auto)
+        return false;
+    bool required = false;
+    char value[MPI_MAX_INFO_VAL + 1] = {};
+    int present = 0;
+    if (MPI_Info_get(hints, "romio_visibility_immediate", MPI_MAX_INFO_VAL, value, &present) ==
+            MPI_SUCCESS &&
+        present)
+        required = std::strcmp(value, "false") == 0;
+    if (const char *env = std::getenv("HDF5_DO_MPI_FILE_SYNC")) {
+        if (!std::strcmp(env, "TRUE") || !std::strcmp(env, "1"))
+            required = true;
+        else if (!std::strcmp(env, "FALSE") || !std::strcmp(env, "0"))
+            required = false;
+    }
+    return required;
+}
+
+int access_mode(unsigned flags) {
+    int amode = (flags & H5F_ACC_RDWR) ? MPI_MODE_RDWR : MPI_MODE_RDONLY;
+    if (flags & H5F_ACC_CREAT)
+        amode |= MPI_MODE_CREATE;
+    if (flags & H5F_ACC_EXCL)
+        amode |= MPI_MODE_EXCL;
+    return amode;
+}
+
+// Closes the MPI file when an error unwinds open after every rank opened it. Every error after
+// the open is agreed on, so all ranks run this destructor together (MPI_File_close is collective).
+struct OpenedFile {
+    MPI_File fh = MPI_FILE_NULL;
+    ~OpenedFile() {
+        if (fh != MPI_FILE_NULL && mpi_usable())
+            MPI_File_close(&fh);
+    }
+};
+
+} // namespace
+
+File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr) {
+    if (name == nullptr || *name == '\0')
+        throw Error(ErrorKind::Config, "no file name given");
+    if (maxaddr == 0 || maxaddr == HADDR_UNDEF)
+        throw Error(ErrorKind::Config, "invalid maximum address for an MPI file");
+    ensure_mpi_initialized();
+
+    MpiParams params = mpi_params_from_fapl(fapl_id);
+    const MPI_Comm comm = params.comm.get();
+    agree_on_config(comm, params);
+
+    auto state = std::make_unique<FileState>();
+    state->config = *params.config;
+    state->name = name;
+    state->read_only = !(flags & H5F_ACC_RDWR);
+    check_mpi(MPI_Comm_rank(comm, &state->rank), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(comm, &state->size), "MPI_Comm_size");
+
+    Info requested;
+    collectively(comm, [&] { requested = hints_for_open(params); });
+
+    OpenedFile opened;
+    std::optional<Error> open_error = capture([&] {
+        const int code = MPI_File_open(comm, name, access_mode(flags), requested.get(), &opened.fh);
+        if (code != MPI_SUCCESS) {
+            opened.fh = MPI_FILE_NULL;
+            throw Error(ErrorKind::Mpi, "MPI_File_open of '" + std::string(name) +
+                                            "' failed: " + mpi_error_string(code));
+        }
+    });
+    try {
+        agree(comm, open_error);
+    } catch (...) {
+        // Some rank has no handle, so a collective MPI_File_close could never complete: ranks
+        // that did open leave their handle to MPI_Finalize rather than hang.
+        opened.fh = MPI_FILE_NULL;
+        throw;
+    }
+
+    // Rank 0 reads the size; every rank must see the same EOF (the library derives "new file?"
+    // and "truncated file?" from it).
+    MPI_Offset size = -1;
+    std::optional<Error> size_error;
+    if (state->rank == 0)
+        size_error = capture([&] { check_mpi(MPI_File_get_size(opened.fh, &size), "MPI_File_get_size"); });
+    check_mpi(MPI_Bcast(&size, 1, MPI_OFFSET, 0, comm), "MPI_Bcast (file size)");
+    agree(comm, size_error);
+
+    collectively(comm, [&] {
+        if ((flags & H5F_ACC_TRUNC) && size > 0) {
+            check_mpi(MPI_File_set_size(opened.fh, 0), "MPI_File_set_size (truncate on create)");
+            size = 0;
+        }
+        state->info = hints_in_effect(opened.fh, requested.get());
+        state->sync_after_collective_write =
+            needs_sync_after_collective_write(state->info.get(), state->config.sync);
+    });
+
+    state->eof = static_cast<haddr_t>(size);
+    state->comm = std::move(params.comm);
+    auto file = std::make_unique<File>();
+    std::memset(&file->pub, 0, sizeof(file->pub)); // the library fills pub in after open
+    file->fh = opened.fh;
+    opened.fh = MPI_FILE_NULL;
+    file->state = state.release();
+    return file.release();
+}
+
+void close_file(File *file) {
+    std::unique_ptr<File> owner(file);
+    std::unique_ptr<FileState> state(file->state);
+    const MPI_Comm comm = state->comm.get();
+    std::optional<Error> error;
+    if (state->config.stats == StatsMode::Summary)
+        error = capture([&] { print_stats_summary(comm, state->rank, state->name, state->stats); });
+    const int code = MPI_File_close(&file->fh);
+    if (!error && code != MPI_SUCCESS)
+        error = Error(ErrorKind::Mpi, "MPI_File_close of '" + state->name +
+                                          "' failed: " + mpi_error_string(code));
+    agree(comm, error);
+}
+
+void delete_file(const char *name, hid_t fapl_id) {
+    if (name == nullptr || *name == '\0')
+        throw Error(ErrorKind::Config, "no file name given");
+    ensure_mpi_initialized();
+    MpiParams params = mpi_params_from_fapl(fapl_id);
+    const MPI_Comm comm = params.comm.get();
+    agree_on_config(comm, params);
+    int rank = 0;
+    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    // Nobody may still hold the file open when rank 0 removes it.
+    check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+    std::optional<Error> error;
+    if (rank == 0)
+        error = capture([&] {
+            const int code = MPI_File_delete(name, params.info.get());
+            if (code != MPI_SUCCESS)
+                throw Error(ErrorKind::Mpi, "MPI_File_delete of '" + std::string(name) +
+                                                "' failed: " + mpi_error_string(code));
+        });
+    agree(comm, error);
+}
+
+} // namespace mpiio

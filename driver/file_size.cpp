@@ -1,0 +1,51 @@
+// truncate / flush: reconcile the physical file with the library's end of allocation, and make
+// written data durable. Both are collective: the library calls them on every rank.
+#include "collective.hpp"
+#include "error.hpp"
+#include "file.hpp"
+#include "transfer_state.hpp"
+
+namespace mpiio {
+
+void truncate_file(File *file) {
+    FileState &st = *file->state;
+    if (st.eoa == st.last_eoa)
+        return; // nothing was allocated or freed since the last call: no communication at all
+    const MPI_Comm comm = st.comm.get();
+    // Every rank's writes must be done before rank 0 looks at the size, unless the library is
+    // between its own flush barriers.
+    if (!transfer_state::file_flushing())
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier (truncate)");
+    MPI_Offset size = -1;
+    std::optional<Error> size_error;
+    if (st.rank == 0)
+        size_error = capture([&] { check_mpi(MPI_File_get_size(file->fh, &size), "MPI_File_get_size"); });
+    check_mpi(MPI_Bcast(&size, 1, MPI_OFFSET, 0, comm), "MPI_Bcast (file size)");
+    agree(comm, size_error);
+    const auto needed = static_cast<MPI_Offset>(st.eoa);
+    if (size != needed) {
+        // Collective; the agreement after it doubles as the barrier that keeps any rank from
+        // writing past the new end before every rank has truncated.
+        collectively(comm, [&] {
+            check_mpi(MPI_File_set_size(file->fh, needed), "MPI_File_set_size");
+            ++st.stats.truncates;
+        });
+    }
+    st.last_eoa = st.eoa;
+    st.eof = st.eoa;
+}
+
+void flush_file(File *file, bool closing) {
+    FileState &st = *file->state;
+    // MPI_File_close makes everything visible, so a closing flush needs no sync (as the built-in
+    // driver); read-only files have nothing to sync.
+    if (closing || st.read_only || st.config.sync == SyncPolicy::Never)
+        return;
+    collectively(st.comm.get(), [&] {
+        IoTimer timer(st.stats);
+        check_mpi(MPI_File_sync(file->fh), "MPI_File_sync");
+        ++st.stats.syncs;
+    });
+}
+
+} // namespace mpiio

@@ -27,8 +27,8 @@ Enum choose(const std::string &key, const std::string &value,
             return e;
         allowed += allowed.empty() ? name : std::string(" | ") + name;
     }
-    throw Error(ErrorKind::Config, "config key '" + key + "' has invalid value '" + value +
-                                       "' (allowed: " + allowed + ")");
+    throw Error(ErrorKind::Config,
+                "config key '" + key + "' has invalid value '" + value + "' (allowed: " + allowed + ")");
 }
 
 constexpr std::array<std::pair<const char *, CommChoice>, 2> kComm{
@@ -86,8 +86,7 @@ Config parse_config(const std::string &text) {
             continue;
         const auto eq = entry.find('=');
         if (eq == std::string::npos)
-            throw Error(ErrorKind::Config,
-                        "config entry '" + entry + "' is not of the form key=value");
+            throw Error(ErrorKind::Config, "config entry '" + entry + "' is not of the form key=value");
         const std::string key = trim(entry.substr(0, eq));
         const std::string value = trim(entry.substr(eq + 1));
         if (key.rfind("hint.", 0) == 0) {
@@ -108,9 +107,8 @@ Config parse_config(const std::string &text) {
             }
         }
         if (!known)
-            throw Error(ErrorKind::Config,
-                        "unknown config key '" + key +
-                            "' (known keys: comm, sync, stats, hint.<MPI-IO hint name>)");
+            throw Error(ErrorKind::Config, "unknown config key '" + key +
+                                               "' (known keys: comm, sync, stats, hint.<MPI-IO hint name>)");
     }
     return config;
 }

@@ -11,7 +11,7 @@
 
 namespace mpiio {
 
-enum class CommChoice { World, Self };   // communicator when the FAPL carries none
+enum class CommChoice { World, Self }; // communicator when the FAPL carries none
 enum class SyncPolicy { Auto, Flush, Never };
 enum class StatsMode { Off, Summary };
 

@@ -16,7 +16,7 @@ struct ErrorClass {
 ErrorClass g_class;
 
 constexpr std::array<const char *, 6> kMinorText = {
-    "invalid driver configuration", "MPI call failed",  "failed on another rank",
+    "invalid driver configuration", "MPI call failed",     "failed on another rank",
     "I/O transfer failed",          "unsupported request", "internal error",
 };
 

@@ -18,8 +18,8 @@ namespace mpiio {
 
 // Everything but the two members HDF5 may look at directly.
 struct FileState {
-    Comm comm;       // our duplicate; the library runs its own collectives on it
-    Info info;       // the hints in effect (merged FAPL, config and MPI-IO layer hints)
+    Comm comm; // our duplicate; the library runs its own collectives on it
+    Info info; // the hints in effect (merged FAPL, config and MPI-IO layer hints)
     int rank = 0;
     int size = 1;
     Config config;
@@ -27,6 +27,10 @@ struct FileState {
     haddr_t eoa = 0;      // set by the library; local
     haddr_t eof = 0;      // physical size: exact after open/truncate, then a local lower bound
     haddr_t last_eoa = 0; // eoa at the last truncate: truncate is a no-op while unchanged
+    // The file size every rank knows the file has at least (set at open, truncate and
+    // extend_before_collective_write: only collective steps change it, so it is identical on
+    // all ranks).
+    haddr_t known_size = 0;
     bool sync_after_collective_write = false; // MPI-IO layer needs MPI_File_sync for visibility
     bool read_only = false;
     Stats stats{};
@@ -58,6 +62,11 @@ void delete_file(const char *name, hid_t fapl_id);
 // --- size (file_size.cpp) -------------------------------------------------------------------
 // Collective. Makes the physical size equal the EOA when the EOA changed since the last call.
 void truncate_file(File *file);
+// Collective. Before a collective write: extends the file to the EOA when the EOA lies past the
+// size every rank knows, so that the MPI-IO layer's read-modify-write of holes reads zeros (and
+// not whatever its uninitialised collective buffer held) and never copies process memory into
+// the file. Needs no communication to decide: EOA and known_size are the same on every rank.
+void extend_before_collective_write(File *file);
 // Collective. MPI_File_sync per the sync policy, unless the file is closing.
 void flush_file(File *file, bool closing);
 

@@ -48,8 +48,7 @@ MpiParams mpi_params_from_fapl(hid_t fapl_id) {
     params.info = Info(info);
     if (comm == MPI_COMM_NULL) {
         const bool self = params.config && params.config->comm == CommChoice::Self;
-        check_mpi(MPI_Comm_dup(self ? MPI_COMM_SELF : MPI_COMM_WORLD, params.comm.out()),
-                  "MPI_Comm_dup");
+        check_mpi(MPI_Comm_dup(self ? MPI_COMM_SELF : MPI_COMM_WORLD, params.comm.out()), "MPI_Comm_dup");
     }
     int inter = 0;
     check_mpi(MPI_Comm_test_inter(params.comm.get(), &inter), "MPI_Comm_test_inter");
@@ -114,8 +113,7 @@ bool needs_sync_after_collective_write(MPI_Info hints, SyncPolicy policy) {
     bool required = false;
     char value[MPI_MAX_INFO_VAL + 1] = {};
     int present = 0;
-    if (MPI_Info_get(hints, "romio_visibility_immediate", MPI_MAX_INFO_VAL, value, &present) ==
-            MPI_SUCCESS &&
+    if (MPI_Info_get(hints, "romio_visibility_immediate", MPI_MAX_INFO_VAL, value, &present) == MPI_SUCCESS &&
         present)
         required = std::strcmp(value, "false") == 0;
     if (const char *env = std::getenv("HDF5_DO_MPI_FILE_SYNC")) {
@@ -174,8 +172,8 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
         const int code = MPI_File_open(comm, name, access_mode(flags), requested.get(), &opened.fh);
         if (code != MPI_SUCCESS) {
             opened.fh = MPI_FILE_NULL;
-            throw Error(ErrorKind::Mpi, "MPI_File_open of '" + std::string(name) +
-                                            "' failed: " + mpi_error_string(code));
+            throw Error(ErrorKind::Mpi,
+                        "MPI_File_open of '" + std::string(name) + "' failed: " + mpi_error_string(code));
         }
     });
     try {
@@ -207,6 +205,7 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     });
 
     state->eof = static_cast<haddr_t>(size);
+    state->known_size = state->eof;
     state->comm = std::move(params.comm);
     auto file = std::make_unique<File>();
     std::memset(&file->pub, 0, sizeof(file->pub)); // the library fills pub in after open
@@ -225,8 +224,8 @@ void close_file(File *file) {
         error = capture([&] { print_stats_summary(comm, state->rank, state->name, state->stats); });
     const int code = MPI_File_close(&file->fh);
     if (!error && code != MPI_SUCCESS)
-        error = Error(ErrorKind::Mpi, "MPI_File_close of '" + state->name +
-                                          "' failed: " + mpi_error_string(code));
+        error = Error(ErrorKind::Mpi,
+                      "MPI_File_close of '" + state->name + "' failed: " + mpi_error_string(code));
     agree(comm, error);
 }
 

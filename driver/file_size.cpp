@@ -5,6 +5,8 @@
 #include "file.hpp"
 #include "transfer_state.hpp"
 
+#include <algorithm>
+
 namespace mpiio {
 
 void truncate_file(File *file) {
@@ -33,6 +35,20 @@ void truncate_file(File *file) {
     }
     st.last_eoa = st.eoa;
     st.eof = st.eoa;
+    st.known_size = st.eoa;
+}
+
+void extend_before_collective_write(File *file) {
+    FileState &st = *file->state;
+    if (st.eoa <= st.known_size || st.read_only)
+        return;
+    const auto size = static_cast<MPI_Offset>(st.eoa);
+    collectively(st.comm.get(), [&] {
+        check_mpi(MPI_File_set_size(file->fh, size), "MPI_File_set_size (extend to EOA)");
+        ++st.stats.truncates;
+    });
+    st.known_size = st.eoa;
+    st.eof = std::max(st.eof, st.eoa);
 }
 
 void flush_file(File *file, bool closing) {

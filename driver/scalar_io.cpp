@@ -26,8 +26,8 @@ template <class Transfer>
 std::optional<Error> under_view(File *file, haddr_t addr, MPI_Datatype ftype, Transfer &&transfer) {
     FileState &st = *file->state;
     std::optional<Error> error = capture([&] {
-        check_mpi(MPI_File_set_view(file->fh, static_cast<MPI_Offset>(addr), MPI_BYTE, ftype,
-                                    kNative, st.info.get()),
+        check_mpi(MPI_File_set_view(file->fh, static_cast<MPI_Offset>(addr), MPI_BYTE, ftype, kNative,
+                                    st.info.get()),
                   "MPI_File_set_view");
     });
     auto transfer_error = capture([&] { transfer(!error.has_value()); });
@@ -118,8 +118,9 @@ void read_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, void *b
     MPI_Status status{};
     {
         IoTimer timer(st.stats);
-        check_mpi(MPI_File_read_at(file->fh, static_cast<MPI_Offset>(addr), buf, run.count, run.type, &status),
-                  "MPI_File_read_at");
+        check_mpi(
+            MPI_File_read_at(file->fh, static_cast<MPI_Offset>(addr), buf, run.count, run.type, &status),
+            "MPI_File_read_at");
     }
     ++st.stats.independent_reads;
     const MPI_Count got = elements(status, run.type);
@@ -136,7 +137,8 @@ void write_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, const 
         const int count = static_cast<int>(size);
         const bool collective = transfer_state::collective_opt() == H5FD_MPIO_COLLECTIVE_IO;
         if (!collective && type != H5FD_MEM_DRAW)
-            throw Error(ErrorKind::Internal, "metadata write with individual I/O under a collective transfer");
+            throw Error(ErrorKind::Internal,
+                        "metadata write with individual I/O under a collective transfer");
         MPI_Count put = 0;
         auto error = under_view(file, addr, types.file, [&](bool view_ok) {
             MPI_Status status{};
@@ -171,8 +173,9 @@ void write_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, const 
     MPI_Status status{};
     {
         IoTimer timer(st.stats);
-        check_mpi(MPI_File_write_at(file->fh, static_cast<MPI_Offset>(addr), buf, run.count, run.type, &status),
-                  "MPI_File_write_at");
+        check_mpi(
+            MPI_File_write_at(file->fh, static_cast<MPI_Offset>(addr), buf, run.count, run.type, &status),
+            "MPI_File_write_at");
     }
     ++st.stats.independent_writes;
     const MPI_Count put = elements(status, run.type);

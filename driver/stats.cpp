@@ -17,8 +17,8 @@ void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, 
     double max_seconds = 0;
     int size = 1;
     MPI_Comm_size(comm, &size);
-    check_mpi(MPI_Reduce(counts.data(), sums.data(), static_cast<int>(counts.size()),
-                         MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm),
+    check_mpi(MPI_Reduce(counts.data(), sums.data(), static_cast<int>(counts.size()), MPI_UNSIGNED_LONG_LONG,
+                         MPI_SUM, 0, comm),
               "MPI_Reduce (statistics)");
     check_mpi(MPI_Reduce(&mine.seconds_in_mpi_io, &max_seconds, 1, MPI_DOUBLE, MPI_MAX, 0, comm),
               "MPI_Reduce (statistics)");
@@ -30,8 +30,8 @@ void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, 
                  "  writes: %llu independent, %llu collective, %llu bytes\n"
                  "  vector callbacks %llu, MPI_File_sync %llu, MPI_File_set_size %llu\n"
                  "  max seconds in MPI-IO data calls on one rank: %.6f\n",
-                 file_name.c_str(), size, sums[0], sums[2], sums[4], sums[5], sums[1], sums[3],
-                 sums[6], sums[7], sums[8], sums[9], max_seconds);
+                 file_name.c_str(), size, sums[0], sums[2], sums[4], sums[5], sums[1], sums[3], sums[6],
+                 sums[7], sums[8], sums[9], max_seconds);
 }
 
 } // namespace mpiio

@@ -75,8 +75,7 @@ std::string resolve() {
     if (g_ready)
         return {};
     const std::string version = library_version();
-    const std::string built_for =
-        std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) + ".";
+    const std::string built_for = std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) + ".";
     if (version.rfind(built_for, 0) != 0)
         return "mpiio was built for HDF5 " + built_for + "x but the running library is " +
                (version.empty() ? std::string("of unknown version") : version);
@@ -116,8 +115,7 @@ H5FD_mpio_collective_opt_t collective_opt() {
 
 CollDatatypes coll_datatypes() {
     CollDatatypes types;
-    if (g_getters.coll_datatypes == nullptr ||
-        g_getters.coll_datatypes(&types.buffer, &types.file) < 0)
+    if (g_getters.coll_datatypes == nullptr || g_getters.coll_datatypes(&types.buffer, &types.file) < 0)
         return CollDatatypes{};
     return types;
 }

@@ -32,7 +32,8 @@ struct Piece {
 
 // Local. Expands the "size 0 repeats the previous entry" convention, drops empty requests,
 // sorts by address and merges requests adjacent in both file and memory.
-std::vector<Piece> normalize(uint32_t count, const haddr_t addrs[], const size_t sizes[], char *const bufs[]) {
+std::vector<Piece> normalize(uint32_t count, const haddr_t addrs[], const size_t sizes[],
+                             char *const bufs[]) {
     std::vector<Piece> pieces;
     pieces.reserve(count);
     size_t size = 0;
@@ -197,8 +198,9 @@ void collective_vector(File *file, Direction dir, const std::vector<Piece> *piec
     }
     agree(st.comm.get(), error);
 
-    auto &calls = dir == Direction::Read ? (collective ? st.stats.collective_reads : st.stats.independent_reads)
-                                         : (collective ? st.stats.collective_writes : st.stats.independent_writes);
+    auto &calls = dir == Direction::Read
+                      ? (collective ? st.stats.collective_reads : st.stats.independent_reads)
+                      : (collective ? st.stats.collective_writes : st.stats.independent_writes);
     ++calls;
     if (dir == Direction::Read) {
         st.stats.bytes_read += static_cast<uint64_t>(moved);
@@ -253,6 +255,8 @@ void vector_io(File *file, Direction dir, uint32_t count, const haddr_t addrs[],
     FileState &st = *file->state;
     ++st.stats.vector_calls;
     if (transfer_state::xfer_mode() == H5FD_MPIO_COLLECTIVE) {
+        if (dir == Direction::Write)
+            extend_before_collective_write(file);
         std::vector<Piece> pieces;
         auto prep_error = capture([&] { pieces = normalize(count, addrs, sizes, bufs); });
         collective_vector(file, dir, &pieces, prep_error);

@@ -1,0 +1,83 @@
+// Helpers shared by the MPI test suites: RAII for hid_t, per-test scratch directories, FAPLs for
+// each driver, and the oracle every data test uses - the same program run on the built-in
+// `mpio` driver, compared dataset by dataset.
+#pragma once
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mpiio_test {
+
+// Owns any HDF5 identifier (closed with H5Idec_ref, which works for every id type).
+class Hid {
+public:
+    Hid() = default;
+    explicit Hid(hid_t id) : id_(id) {}
+    Hid(const Hid &) = delete;
+    Hid &operator=(const Hid &) = delete;
+    Hid(Hid &&o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)) {}
+    Hid &operator=(Hid &&o) noexcept {
+        if (this != &o) {
+            reset();
+            id_ = std::exchange(o.id_, H5I_INVALID_HID);
+        }
+        return *this;
+    }
+    ~Hid() { reset(); }
+    hid_t get() const { return id_; }
+    operator hid_t() const { return id_; }
+    bool valid() const { return id_ >= 0; }
+    void reset() {
+        if (id_ >= 0 && H5Iis_valid(id_) > 0)
+            H5Idec_ref(id_);
+        id_ = H5I_INVALID_HID;
+    }
+    hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }
+
+private:
+    hid_t id_ = H5I_INVALID_HID;
+};
+
+enum class Driver { Mpio, Mpiio };
+const char *driver_name(Driver d);
+
+int world_rank();
+int world_size();
+
+// true iff `ok` holds on every rank of `comm` (collective).
+bool all_ranks(bool ok, MPI_Comm comm = MPI_COMM_WORLD);
+
+// A fresh, empty directory for the running test (collective; same path on every rank):
+// /dev/shm/mpiio-tests/<ctest name>/<suite>.<test>/ (or $MPIIO_TEST_DIR instead of /dev/shm).
+std::string test_dir();
+// <test_dir()>/<stem>.<driver>.h5
+std::string test_file(const std::string &stem, Driver d);
+
+struct FaplOptions {
+    MPI_Comm comm = MPI_COMM_WORLD;
+    const char *config = nullptr; // mpiio config string
+    bool coll_metadata = false;   // H5Pset_all_coll_metadata_ops + H5Pset_coll_metadata_write
+};
+// A FAPL selecting the driver: H5Pset_fapl_mpio, or H5Pset_mpi_params + H5Pset_driver_by_name.
+Hid make_fapl(Driver d, const FaplOptions &options = {});
+
+// A DXPL in the given transfer mode, optionally with selection I/O forced on or off.
+Hid make_dxpl(H5FD_mpio_xfer_t mode, H5D_selection_io_mode_t selection = H5D_SELECTION_IO_MODE_DEFAULT);
+
+// Collective. Compares every dataset of two files (names, shapes, types and raw bytes) on rank 0
+// through the sec2 driver and returns an empty string when they are equal, otherwise the first
+// difference. The result is the same on every rank.
+std::string compare_files(const std::string &a, const std::string &b);
+
+// Local. The raw bytes of one dataset, read by this rank through the sec2 driver.
+std::vector<unsigned char> read_dataset_sec2(const std::string &file, const std::string &dataset);
+
+// Collects the messages on HDF5's default error stack (to check that the driver named the
+// problem). Local.
+std::string error_stack_text();
+
+} // namespace mpiio_test

@@ -98,6 +98,20 @@ herr_t cb_write_vector(H5FD_t *f, hid_t, uint32_t count, H5FD_mem_t types[], had
         guarded("mpiio write_vector", [&] { write_vector(as_file(f), count, types, addrs, sizes, bufs); }));
 }
 
+herr_t cb_read_selection(H5FD_t *f, H5FD_mem_t, hid_t, size_t count, hid_t mem_spaces[], hid_t file_spaces[],
+                         haddr_t offsets[], size_t element_sizes[], void *bufs[]) {
+    return status(guarded("mpiio read_selection", [&] {
+        read_selection(as_file(f), count, mem_spaces, file_spaces, offsets, element_sizes, bufs);
+    }));
+}
+
+herr_t cb_write_selection(H5FD_t *f, H5FD_mem_t, hid_t, size_t count, hid_t mem_spaces[], hid_t file_spaces[],
+                          haddr_t offsets[], size_t element_sizes[], const void *bufs[]) {
+    return status(guarded("mpiio write_selection", [&] {
+        write_selection(as_file(f), count, mem_spaces, file_spaces, offsets, element_sizes, bufs);
+    }));
+}
+
 // Collective.
 herr_t cb_flush(H5FD_t *f, hid_t, hbool_t closing) {
     return status(guarded("mpiio flush", [&] { flush_file(as_file(f), closing); }));
@@ -138,6 +152,8 @@ H5FD_class_t make_class() {
     c.write = cb_write;
     c.read_vector = cb_read_vector;
     c.write_vector = cb_write_vector;
+    c.read_selection = cb_read_selection;
+    c.write_selection = cb_write_selection;
     c.flush = cb_flush;
     c.truncate = cb_truncate;
     c.del = cb_delete;

@@ -38,6 +38,31 @@ constexpr std::array<std::pair<const char *, SyncPolicy>, 3> kSync{
 constexpr std::array<std::pair<const char *, StatsMode>, 2> kStats{
     {{"off", StatsMode::Off}, {"summary", StatsMode::Summary}}};
 
+// A byte count with an optional K, M or G suffix (binary multiples).
+std::size_t parse_bytes(const std::string &key, const std::string &value) {
+    std::size_t pos = 0;
+    unsigned long long n = 0;
+    try {
+        n = std::stoull(value, &pos);
+    } catch (const std::exception &) {
+        pos = 0;
+    }
+    std::string suffix = pos ? trim(value.substr(pos)) : "";
+    unsigned shift = 0;
+    if (suffix == "K" || suffix == "k" || suffix == "KiB")
+        shift = 10;
+    else if (suffix == "M" || suffix == "m" || suffix == "MiB")
+        shift = 20;
+    else if (suffix == "G" || suffix == "g" || suffix == "GiB")
+        shift = 30;
+    else if (!suffix.empty())
+        pos = 0;
+    if (pos == 0 || value.empty() || value[0] == '-' || n > (~0ull >> shift))
+        throw Error(ErrorKind::Config, "config key '" + key + "' has invalid value '" + value +
+                                           "' (expected a byte count such as 65536, 64K or 4M)");
+    return static_cast<std::size_t>(n << shift);
+}
+
 struct KeySpec {
     const char *key;
     const char *values;
@@ -58,6 +83,17 @@ const std::vector<KeySpec> &key_table() {
         {"stats", "off | summary",
          "per-file I/O statistics, printed by rank 0 to stderr at file close; default off",
          [](Config &c, const std::string &k, const std::string &v) { c.stats = choose(k, v, kStats); }},
+        {"staging_buffer", "<bytes>",
+         "largest buffer used to combine independent requests into one MPI call; default 4M",
+         [](Config &c, const std::string &k, const std::string &v) {
+             c.staging_buffer = parse_bytes(k, v);
+             if (c.staging_buffer == 0)
+                 throw Error(ErrorKind::Config, "config key 'staging_buffer' must be positive");
+         }},
+        {"sieve_gap", "<bytes>",
+         "independent reads (and single-rank writes) merge requests separated by at most this many "
+         "bytes; 0 merges only adjacent requests; default 4K",
+         [](Config &c, const std::string &k, const std::string &v) { c.sieve_gap = parse_bytes(k, v); }},
         {"hint.<name>", "<value>",
          "an MPI-IO hint passed to MPI_File_open, e.g. hint.cb_buffer_size=16777216", nullptr},
     };
@@ -106,17 +142,21 @@ Config parse_config(const std::string &text) {
                 break;
             }
         }
-        if (!known)
-            throw Error(ErrorKind::Config, "unknown config key '" + key +
-                                               "' (known keys: comm, sync, stats, hint.<MPI-IO hint name>)");
+        if (!known) {
+            std::string names;
+            for (const auto &spec : key_table())
+                names += (names.empty() ? "" : ", ") + std::string(spec.key);
+            throw Error(ErrorKind::Config, "unknown config key '" + key + "' (known keys: " + names + ")");
+        }
     }
     return config;
 }
 
 std::string Config::canonical() const {
-    std::string out = "comm=" + std::to_string(static_cast<int>(comm)) +
-                      ";sync=" + std::to_string(static_cast<int>(sync)) +
-                      ";stats=" + std::to_string(static_cast<int>(stats));
+    std::string out =
+        "comm=" + std::to_string(static_cast<int>(comm)) + ";sync=" + std::to_string(static_cast<int>(sync)) +
+        ";stats=" + std::to_string(static_cast<int>(stats)) +
+        ";staging_buffer=" + std::to_string(staging_buffer) + ";sieve_gap=" + std::to_string(sieve_gap);
     for (const auto &[k, v] : hints)
         out += ";hint." + k + "=" + v;
     return out;

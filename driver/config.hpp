@@ -4,6 +4,7 @@
 // its allowed values and its documentation; unknown keys and bad values are errors naming them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -24,6 +25,11 @@ struct Config {
     //        still makes the data visible) - for scratch files on tmpfs.
     SyncPolicy sync = SyncPolicy::Auto;
     StatsMode stats = StatsMode::Off;
+    // Independent transfers: requests contiguous in the file (and, for reads - and writes when
+    // the file has a single rank - separated by at most sieve_gap bytes) are staged through one
+    // buffer of at most staging_buffer bytes and moved with one MPI call.
+    std::size_t staging_buffer = std::size_t{4} << 20;
+    std::size_t sieve_gap = 4096;
     // MPI-IO hints given as hint.<name>=<value>, passed to MPI_File_open in order.
     std::vector<std::pair<std::string, std::string>> hints;
 

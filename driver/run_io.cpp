@@ -1,0 +1,259 @@
+// See run_io.hpp. The collective path builds a file view of byte blocks and a memory datatype of
+// absolute addresses, so any set of runs is one MPI call; the independent path never changes the
+// file view (that would be a collective call) and combines runs through a staging buffer.
+#include "run_io.hpp"
+
+#include "byte_types.hpp"
+#include "error.hpp"
+#include "transfer_state.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+namespace mpiio {
+namespace {
+
+constexpr char kNative[] = "native";
+constexpr size_t kMaxBlock = size_t{1} << 30; // MPI block lengths are int: split larger runs
+
+// The file view and memory datatype describing sorted runs for one collective call.
+struct ViewTypes {
+    MPI_Offset view_disp = 0;
+    Datatype file_type;
+    Datatype mem_type;
+    MPI_Datatype file = MPI_BYTE; // MPI_BYTE when a single run needs no derived type
+    MPI_Datatype mem = MPI_BYTE;
+    void *mem_base = nullptr;
+    int mem_count = 0;
+    size_t bytes = 0;
+};
+
+// Local.
+ViewTypes build_view_types(const std::vector<Run> &runs) {
+    ViewTypes t;
+    if (runs.empty())
+        return t;
+    t.view_disp = static_cast<MPI_Offset>(runs.front().addr);
+    if (runs.size() == 1 && runs.front().size <= static_cast<size_t>(INT_MAX)) {
+        t.mem_base = runs.front().buf;
+        t.mem_count = static_cast<int>(runs.front().size);
+        t.bytes = runs.front().size;
+        return t;
+    }
+    std::vector<int> lengths;
+    std::vector<MPI_Aint> file_disps, mem_disps;
+    lengths.reserve(runs.size());
+    file_disps.reserve(runs.size());
+    mem_disps.reserve(runs.size());
+    for (const Run &r : runs) {
+        for (size_t done = 0; done < r.size; done += kMaxBlock) {
+            const size_t n = std::min(kMaxBlock, r.size - done);
+            MPI_Aint mem_addr = 0;
+            check_mpi(MPI_Get_address(r.buf + done, &mem_addr), "MPI_Get_address");
+            lengths.push_back(static_cast<int>(n));
+            file_disps.push_back(static_cast<MPI_Aint>(r.addr + done - runs.front().addr));
+            mem_disps.push_back(mem_addr);
+        }
+        t.bytes += r.size;
+    }
+    const int n = static_cast<int>(lengths.size());
+    check_mpi(MPI_Type_create_hindexed(n, lengths.data(), file_disps.data(), MPI_BYTE, t.file_type.out()),
+              "MPI_Type_create_hindexed (file)");
+    check_mpi(MPI_Type_commit(t.file_type.ptr()), "MPI_Type_commit");
+    check_mpi(MPI_Type_create_hindexed(n, lengths.data(), mem_disps.data(), MPI_BYTE, t.mem_type.out()),
+              "MPI_Type_create_hindexed (memory)");
+    check_mpi(MPI_Type_commit(t.mem_type.ptr()), "MPI_Type_commit");
+    t.file = t.file_type.get();
+    t.mem = t.mem_type.get();
+    t.mem_base = MPI_BOTTOM;
+    t.mem_count = 1;
+    return t;
+}
+
+// Local. Zeroes what a short read left unread: the tail of the runs in address order.
+void zero_unread(const std::vector<Run> &runs, size_t got) {
+    for (const Run &r : runs) {
+        if (got >= r.size) {
+            got -= r.size;
+            continue;
+        }
+        std::memset(r.buf + got, 0, r.size - got);
+        got = 0;
+    }
+}
+
+MPI_Count elements(const MPI_Status &status, MPI_Datatype type) {
+    MPI_Count n = 0;
+    check_mpi(MPI_Get_elements_x(&status, type, &n), "MPI_Get_elements_x");
+    return n == MPI_UNDEFINED ? 0 : n;
+}
+
+// Local. One independent MPI call for `bytes` contiguous bytes at `addr`; returns bytes moved.
+size_t transfer_at(File *file, Direction dir, haddr_t addr, char *buf, size_t bytes) {
+    FileState &st = *file->state;
+    ByteRun run = byte_run(bytes);
+    MPI_Status status{};
+    {
+        IoTimer timer(st.stats);
+        if (dir == Direction::Read)
+            check_mpi(
+                MPI_File_read_at(file->fh, static_cast<MPI_Offset>(addr), buf, run.count, run.type, &status),
+                "MPI_File_read_at");
+        else
+            check_mpi(
+                MPI_File_write_at(file->fh, static_cast<MPI_Offset>(addr), buf, run.count, run.type, &status),
+                "MPI_File_write_at");
+    }
+    const auto moved = static_cast<size_t>(elements(status, run.type));
+    if (dir == Direction::Read) {
+        ++st.stats.independent_reads;
+        st.stats.bytes_read += moved;
+    } else {
+        ++st.stats.independent_writes;
+        if (moved != bytes)
+            throw Error(ErrorKind::Io, "write of " + std::to_string(bytes) + " bytes at address " +
+                                           std::to_string(addr) + " transferred only " +
+                                           std::to_string(moved));
+        st.stats.bytes_written += moved;
+        st.eof = std::max<haddr_t>(st.eof, addr + bytes);
+    }
+    return moved;
+}
+
+} // namespace
+
+void sort_and_merge(std::vector<Run> &runs) {
+    auto by_addr = [](const Run &a, const Run &b) { return a.addr < b.addr; };
+    if (!std::is_sorted(runs.begin(), runs.end(), by_addr))
+        std::stable_sort(runs.begin(), runs.end(), by_addr);
+    size_t out = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        if (out > 0) {
+            Run &last = runs[out - 1];
+            if (last.addr + last.size == runs[i].addr && last.buf + last.size == runs[i].buf) {
+                last.size += runs[i].size;
+                continue;
+            }
+        }
+        runs[out++] = runs[i];
+    }
+    runs.resize(out);
+}
+
+void collective_runs(File *file, Direction dir, const std::vector<Run> &runs_in,
+                     std::optional<Error> prep_error) {
+    FileState &st = *file->state;
+    static const std::vector<Run> kNone;
+    const std::vector<Run> &runs = prep_error ? kNone : runs_in;
+    ViewTypes types;
+    if (!prep_error)
+        prep_error = capture([&] { types = build_view_types(runs); });
+    const bool collective = transfer_state::collective_opt() == H5FD_MPIO_COLLECTIVE_IO;
+    std::optional<Error> error = prep_error;
+    auto view_error = capture([&] {
+        check_mpi(MPI_File_set_view(file->fh, error ? 0 : types.view_disp, MPI_BYTE,
+                                    error ? MPI_BYTE : types.file, kNative, st.info.get()),
+                  "MPI_File_set_view");
+    });
+    if (!error)
+        error = view_error;
+    MPI_Count moved = 0;
+    auto io_error = capture([&] {
+        MPI_Status status{};
+        const int count = error ? 0 : types.mem_count;
+        void *base = error ? nullptr : types.mem_base;
+        IoTimer timer(st.stats);
+        if (dir == Direction::Read) {
+            check_mpi(collective ? MPI_File_read_at_all(file->fh, 0, base, count, types.mem, &status)
+                                 : MPI_File_read_at(file->fh, 0, base, count, types.mem, &status),
+                      collective ? "MPI_File_read_at_all" : "MPI_File_read_at");
+        } else {
+            check_mpi(collective ? MPI_File_write_at_all(file->fh, 0, base, count, types.mem, &status)
+                                 : MPI_File_write_at(file->fh, 0, base, count, types.mem, &status),
+                      collective ? "MPI_File_write_at_all" : "MPI_File_write_at");
+        }
+        moved = elements(status, types.mem);
+    });
+    if (!error)
+        error = io_error;
+    auto reset_error = capture([&] {
+        check_mpi(MPI_File_set_view(file->fh, 0, MPI_BYTE, MPI_BYTE, kNative, st.info.get()),
+                  "MPI_File_set_view (reset)");
+    });
+    if (!error)
+        error = reset_error;
+    if (dir == Direction::Write && collective && st.sync_after_collective_write) {
+        auto sync_error = capture([&] {
+            check_mpi(MPI_File_sync(file->fh), "MPI_File_sync");
+            ++st.stats.syncs;
+        });
+        if (!error)
+            error = sync_error;
+    }
+    agree(st.comm.get(), error);
+
+    auto &calls = dir == Direction::Read
+                      ? (collective ? st.stats.collective_reads : st.stats.independent_reads)
+                      : (collective ? st.stats.collective_writes : st.stats.independent_writes);
+    ++calls;
+    if (dir == Direction::Read) {
+        st.stats.bytes_read += static_cast<uint64_t>(moved);
+        zero_unread(runs, static_cast<size_t>(moved));
+    } else {
+        if (static_cast<size_t>(moved) != types.bytes)
+            throw Error(ErrorKind::Io, "collective write transferred " + std::to_string(moved) + " of " +
+                                           std::to_string(types.bytes) + " bytes");
+        st.stats.bytes_written += types.bytes;
+        if (!runs.empty())
+            st.eof = std::max<haddr_t>(st.eof, runs.back().addr + runs.back().size);
+    }
+}
+
+void independent_runs(File *file, Direction dir, const std::vector<Run> &runs) {
+    FileState &st = *file->state;
+    const size_t staging_limit = st.config.staging_buffer;
+    // Bridging a gap rewrites bytes this rank does not own: only safe when no other rank writes.
+    const size_t gap_limit = (dir == Direction::Read || st.size == 1) ? st.config.sieve_gap : 0;
+    std::vector<char> staging;
+    size_t i = 0;
+    while (i < runs.size()) {
+        // Extend a group [i, j) while the next run starts within the gap limit and the span fits.
+        size_t j = i + 1;
+        haddr_t end = runs[i].addr + runs[i].size;
+        while (j < runs.size() && runs[j].addr >= end && runs[j].addr - end <= gap_limit &&
+               runs[j].addr + runs[j].size - runs[i].addr <= staging_limit) {
+            end = runs[j].addr + runs[j].size;
+            ++j;
+        }
+        if (j == i + 1) { // a lone run goes straight from/to the caller's memory
+            const size_t moved = transfer_at(file, dir, runs[i].addr, runs[i].buf, runs[i].size);
+            if (dir == Direction::Read && moved < runs[i].size)
+                std::memset(runs[i].buf + moved, 0, runs[i].size - moved);
+            i = j;
+            continue;
+        }
+        const haddr_t base = runs[i].addr;
+        const size_t span = static_cast<size_t>(end - base);
+        staging.resize(span);
+        bool has_gap = false;
+        for (size_t k = i + 1; k < j; ++k)
+            has_gap |= runs[k].addr != runs[k - 1].addr + runs[k - 1].size;
+        if (dir == Direction::Read || has_gap) {
+            const size_t got = transfer_at(file, Direction::Read, base, staging.data(), span);
+            if (got < span)
+                std::memset(staging.data() + got, 0, span - got);
+        }
+        if (dir == Direction::Read) {
+            for (size_t k = i; k < j; ++k)
+                std::memcpy(runs[k].buf, staging.data() + (runs[k].addr - base), runs[k].size);
+        } else {
+            for (size_t k = i; k < j; ++k)
+                std::memcpy(staging.data() + (runs[k].addr - base), runs[k].buf, runs[k].size);
+            transfer_at(file, Direction::Write, base, staging.data(), span);
+        }
+        i = j;
+    }
+}
+
+} // namespace mpiio

@@ -1,0 +1,36 @@
+// Transfers of byte runs: (file address, length, memory address) triples, the common form that
+// vector requests and selections (after pairing their file and memory sequences) reduce to.
+#pragma once
+
+#include "collective.hpp"
+#include "file.hpp"
+
+#include <optional>
+#include <vector>
+
+namespace mpiio {
+
+struct Run {
+    haddr_t addr; // absolute file address
+    size_t size;  // bytes, > 0
+    char *buf;    // memory address
+};
+
+enum class Direction { Read, Write };
+
+// Local. Sorts runs by file address (stable) and merges runs adjacent in both file and memory.
+void sort_and_merge(std::vector<Run> &runs);
+
+// Collective. One MPI_File_{read,write}_at_all (or the individual variant under the library's
+// INDIVIDUAL_IO option) under a file view of the sorted runs. A rank whose preparation failed
+// (prep_error) joins with no data; every rank fails if any did.
+void collective_runs(File *file, Direction dir, const std::vector<Run> &runs,
+                     std::optional<Error> prep_error);
+
+// Local. Independent transfer of sorted, merged runs with as few MPI calls as the staging buffer
+// allows: file-contiguous runs are gathered into one call; reads (and writes on a one-rank
+// file, where no other writer can race) also bridge gaps of up to config.sieve_gap bytes by
+// reading the gap and writing it back unchanged.
+void independent_runs(File *file, Direction dir, const std::vector<Run> &runs);
+
+} // namespace mpiio

@@ -98,17 +98,18 @@ herr_t cb_write_vector(H5FD_t *f, hid_t, uint32_t count, H5FD_mem_t types[], had
         guarded("mpiio write_vector", [&] { write_vector(as_file(f), count, types, addrs, sizes, bufs); }));
 }
 
-herr_t cb_read_selection(H5FD_t *f, H5FD_mem_t, hid_t, size_t count, hid_t mem_spaces[], hid_t file_spaces[],
-                         haddr_t offsets[], size_t element_sizes[], void *bufs[]) {
+herr_t cb_read_selection(H5FD_t *f, H5FD_mem_t, hid_t dxpl_id, size_t count, hid_t mem_spaces[],
+                         hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[], void *bufs[]) {
     return status(guarded("mpiio read_selection", [&] {
-        read_selection(as_file(f), count, mem_spaces, file_spaces, offsets, element_sizes, bufs);
+        read_selection(as_file(f), dxpl_id, count, mem_spaces, file_spaces, offsets, element_sizes, bufs);
     }));
 }
 
-herr_t cb_write_selection(H5FD_t *f, H5FD_mem_t, hid_t, size_t count, hid_t mem_spaces[], hid_t file_spaces[],
-                          haddr_t offsets[], size_t element_sizes[], const void *bufs[]) {
+herr_t cb_write_selection(H5FD_t *f, H5FD_mem_t, hid_t dxpl_id, size_t count, hid_t mem_spaces[],
+                          hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[],
+                          const void *bufs[]) {
     return status(guarded("mpiio write_selection", [&] {
-        write_selection(as_file(f), count, mem_spaces, file_spaces, offsets, element_sizes, bufs);
+        write_selection(as_file(f), dxpl_id, count, mem_spaces, file_spaces, offsets, element_sizes, bufs);
     }));
 }
 

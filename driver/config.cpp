@@ -63,6 +63,26 @@ std::size_t parse_bytes(const std::string &key, const std::string &value) {
     return static_cast<std::size_t>(n << shift);
 }
 
+unsigned parse_unsigned(const std::string &key, const std::string &value, unsigned max) {
+    size_t pos = 0;
+    unsigned long n = 0;
+    try {
+        n = std::stoul(value, &pos);
+    } catch (const std::exception &) {
+        pos = 0;
+    }
+    if (pos == 0 || pos != value.size() || value[0] == '-' || n > max)
+        throw Error(ErrorKind::Config, "config key '" + key + "' has invalid value '" + value +
+                                           "' (expected a whole number from 0 to " + std::to_string(max) +
+                                           ")");
+    return static_cast<unsigned>(n);
+}
+
+constexpr std::array<std::pair<const char *, Config::ChunkOpt>, 3> kChunkOpt{
+    {{"default", Config::ChunkOpt::Default},
+     {"linked", Config::ChunkOpt::Linked},
+     {"multi", Config::ChunkOpt::Multi}}};
+
 struct KeySpec {
     const char *key;
     const char *values;
@@ -94,6 +114,24 @@ const std::vector<KeySpec> &key_table() {
          "independent reads (and single-rank writes) merge requests separated by at most this many "
          "bytes; 0 merges only adjacent requests; default 4K",
          [](Config &c, const std::string &k, const std::string &v) { c.sieve_gap = parse_bytes(k, v); }},
+        {"chunk_opt", "default | linked | multi",
+         "collective chunk I/O: one operation over all chunks (linked), one per chunk (multi), or decided "
+         "by chunk_opt_num (default); overrides H5Pset_dxpl_mpio_chunk_opt",
+         [](Config &c, const std::string &k, const std::string &v) {
+             c.chunk_opt = choose(k, v, kChunkOpt);
+         }},
+        {"chunk_opt_num", "<chunks>",
+         "linked-chunk I/O when the average number of chunks per rank is at least this (0: always); "
+         "overrides H5Pset_dxpl_mpio_chunk_opt_num",
+         [](Config &c, const std::string &k, const std::string &v) {
+             c.chunk_opt_num = parse_unsigned(k, v, 1u << 30);
+         }},
+        {"chunk_opt_ratio", "<percent>",
+         "in multi-chunk I/O a chunk is collective when more than this percentage of ranks touch it "
+         "(0: every chunk); overrides H5Pset_dxpl_mpio_chunk_opt_ratio",
+         [](Config &c, const std::string &k, const std::string &v) {
+             c.chunk_opt_ratio = parse_unsigned(k, v, 100);
+         }},
         {"hint.<name>", "<value>",
          "an MPI-IO hint passed to MPI_File_open, e.g. hint.cb_buffer_size=16777216", nullptr},
     };

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,12 @@ struct Config {
     // buffer of at most staging_buffer bytes and moved with one MPI call.
     std::size_t staging_buffer = std::size_t{4} << 20;
     std::size_t sieve_gap = 4096;
+    // Collective chunk I/O knobs; when set they override the application's DXPL
+    // (H5Pset_dxpl_mpio_chunk_opt, _num, _ratio). See chunkio/decision.hpp.
+    enum class ChunkOpt { Default, Linked, Multi };
+    std::optional<ChunkOpt> chunk_opt;
+    std::optional<unsigned> chunk_opt_num;
+    std::optional<unsigned> chunk_opt_ratio;
     // MPI-IO hints given as hint.<name>=<value>, passed to MPI_File_open in order.
     std::vector<std::pair<std::string, std::string>> hints;
 

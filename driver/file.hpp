@@ -85,10 +85,12 @@ void write_vector(File *file, uint32_t count, const H5FD_mem_t types[], const ha
 // --- selection transfers (selection_io.cpp) --------------------------------------------------
 // Collective when the library's transfer mode is collective (every rank calls, count may be 0),
 // independent otherwise. The dataspace ids belong to the library: never closed or kept.
-void read_selection(File *file, size_t count, const hid_t mem_spaces[], const hid_t file_spaces[],
-                    const haddr_t offsets[], const size_t element_sizes[], void *bufs[]);
-void write_selection(File *file, size_t count, const hid_t mem_spaces[], const hid_t file_spaces[],
-                     const haddr_t offsets[], const size_t element_sizes[], const void *bufs[]);
+void read_selection(File *file, hid_t dxpl_id, size_t count, const hid_t mem_spaces[],
+                    const hid_t file_spaces[], const haddr_t offsets[], const size_t element_sizes[],
+                    void *bufs[]);
+void write_selection(File *file, hid_t dxpl_id, size_t count, const hid_t mem_spaces[],
+                     const hid_t file_spaces[], const haddr_t offsets[], const size_t element_sizes[],
+                     const void *bufs[]);
 
 // --- ctl (ctl.cpp) --------------------------------------------------------------------------
 // Local. Answers the MPI opcodes HDF5 sends to MPI drivers and the driver's own opcodes.

@@ -83,8 +83,9 @@ void append_piece_runs(hid_t mem_space, hid_t file_space, haddr_t file_addr, siz
 
 } // namespace
 
-std::vector<Run> selection_runs(const SelectionRequest &request) {
-    std::vector<Run> runs;
+std::vector<PieceRuns> selection_pieces(const SelectionRequest &request) {
+    std::vector<PieceRuns> pieces;
+    pieces.reserve(request.count);
     size_t element_size = 0;
     char *buf = nullptr;
     bool fixed_size = false, fixed_buf = false;
@@ -103,9 +104,32 @@ std::vector<Run> selection_runs(const SelectionRequest &request) {
         }
         if (element_size == 0 || buf == nullptr)
             throw Error(ErrorKind::Config, "selection I/O request without element size or buffer");
+        PieceRuns piece{request.offsets[i], {}};
         append_piece_runs(request.mem_spaces[i], request.file_spaces[i], request.offsets[i], element_size,
-                          buf, runs);
+                          buf, piece.runs);
+        pieces.push_back(std::move(piece));
     }
+    std::stable_sort(pieces.begin(), pieces.end(),
+                     [](const PieceRuns &a, const PieceRuns &b) { return a.address < b.address; });
+    std::vector<PieceRuns> combined;
+    for (PieceRuns &p : pieces) {
+        if (!combined.empty() && combined.back().address == p.address)
+            combined.back().runs.insert(combined.back().runs.end(), p.runs.begin(), p.runs.end());
+        else
+            combined.push_back(std::move(p));
+    }
+    for (PieceRuns &p : combined)
+        sort_and_merge(p.runs);
+    return combined;
+}
+
+std::vector<Run> selection_runs(const SelectionRequest &request) {
+    std::vector<PieceRuns> pieces = selection_pieces(request);
+    if (pieces.size() == 1)
+        return std::move(pieces.front().runs);
+    std::vector<Run> runs;
+    for (PieceRuns &p : pieces)
+        runs.insert(runs.end(), p.runs.begin(), p.runs.end());
     sort_and_merge(runs);
     return runs;
 }

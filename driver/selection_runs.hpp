@@ -21,9 +21,19 @@ struct SelectionRequest {
     char *const *bufs;
 };
 
-// Local. The runs of every piece, the i-th selected element of a file selection paired with the
-// i-th of its memory selection (each in its own iteration order, as HDF5 pairs them), sorted by
-// file address and merged. Throws Error when a piece's two selections differ in size.
+// The runs of one piece (a chunk or a contiguous dataset) at file address `address`.
+struct PieceRuns {
+    haddr_t address;
+    std::vector<Run> runs; // sorted by file address, merged
+};
+
+// Local. Every piece's runs: the i-th selected element of a file selection paired with the i-th
+// of its memory selection (each in its own iteration order, as HDF5 pairs them). Pieces are
+// sorted by address; pieces at the same address are combined. Throws Error when a piece's two
+// selections differ in size.
+std::vector<PieceRuns> selection_pieces(const SelectionRequest &request);
+
+// Local. The runs of all pieces, sorted by file address and merged.
 std::vector<Run> selection_runs(const SelectionRequest &request);
 
 } // namespace mpiio

@@ -29,9 +29,14 @@ void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, 
                  "  reads:  %llu independent, %llu collective, %llu rank0-bcast, %llu bytes\n"
                  "  writes: %llu independent, %llu collective, %llu bytes\n"
                  "  vector callbacks %llu, MPI_File_sync %llu, MPI_File_set_size %llu\n"
+                 "  collective chunk I/O: %llu linked ops, %llu multi-chunk ops (%llu collective, "
+                 "%llu independent chunks)\n"
                  "  max seconds in MPI-IO data calls on one rank: %.6f\n",
                  file_name.c_str(), size, sums[0], sums[2], sums[4], sums[5], sums[1], sums[3], sums[6],
-                 sums[7], sums[8], sums[9], max_seconds);
+                 sums[7], sums[8], sums[9],
+                 // decisions are identical on every rank: report them once
+                 mine.linked_chunk_ops, mine.multi_chunk_ops, mine.collective_chunks, mine.independent_chunks,
+                 max_seconds);
 }
 
 } // namespace mpiio

@@ -11,15 +11,15 @@
 #ifndef H5FD_MPIIO_H
 #define H5FD_MPIIO_H
 
-#include <hdf5.h>
 #include <H5FDdevelop.h>
+#include <hdf5.h>
 #include <mpi.h>
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#define H5FD_MPIIO_NAME  "mpiio"
+#define H5FD_MPIIO_NAME "mpiio"
 #define H5FD_MPIIO_VALUE ((H5FD_class_value_t)(311))
 
 /* Experimental ctl opcode answered by the driver: copies H5FD_mpiio_stats_t into *output. */
@@ -28,23 +28,28 @@
 /* The first members of the driver's file struct. They mirror the built-in MPI-IO driver's
  * (H5Fset_mpi_atomicity relies on that), and get_handle returns &fh. */
 typedef struct H5FD_mpiio_prefix_t {
-    H5FD_t   pub;
+    H5FD_t pub;
     MPI_File fh;
 } H5FD_mpiio_prefix_t;
 
 /* Per-file counters of this rank (all zero-based since the file was opened). */
 typedef struct H5FD_mpiio_stats_t {
-    uint64_t independent_reads;   /* MPI_File_read_at calls               */
-    uint64_t independent_writes;  /* MPI_File_write_at calls              */
-    uint64_t collective_reads;    /* MPI_File_read_at_all calls           */
-    uint64_t collective_writes;   /* MPI_File_write_at_all calls          */
-    uint64_t rank0_bcast_reads;   /* reads done by rank 0 and broadcast   */
+    uint64_t independent_reads;  /* MPI_File_read_at calls               */
+    uint64_t independent_writes; /* MPI_File_write_at calls              */
+    uint64_t collective_reads;   /* MPI_File_read_at_all calls           */
+    uint64_t collective_writes;  /* MPI_File_write_at_all calls          */
+    uint64_t rank0_bcast_reads;  /* reads done by rank 0 and broadcast   */
     uint64_t bytes_read;
     uint64_t bytes_written;
-    uint64_t vector_calls;        /* read_vector / write_vector callbacks */
-    uint64_t syncs;               /* MPI_File_sync calls                  */
-    uint64_t truncates;           /* MPI_File_set_size calls              */
-    double   seconds_in_mpi_io;   /* wall time inside MPI_File_* data calls */
+    uint64_t vector_calls;    /* read_vector / write_vector callbacks */
+    uint64_t syncs;           /* MPI_File_sync calls                  */
+    uint64_t truncates;       /* MPI_File_set_size calls              */
+    double seconds_in_mpi_io; /* wall time inside MPI_File_* data calls */
+    /* Collective chunk I/O decisions (selection I/O under a collective transfer). */
+    uint64_t linked_chunk_ops;   /* operations done as one collective call over all chunks */
+    uint64_t multi_chunk_ops;    /* operations done chunk by chunk                         */
+    uint64_t collective_chunks;  /* chunks transferred collectively in multi-chunk ops     */
+    uint64_t independent_chunks; /* chunks transferred independently in multi-chunk ops    */
 } H5FD_mpiio_stats_t;
 
 /*
@@ -52,8 +57,7 @@ typedef struct H5FD_mpiio_stats_t {
  * HDF5 duplicates (as H5Pset_fapl_mpio does) and an optional config string (NULL or "" for the
  * defaults; see the README's config table). Returns negative on failure.
  */
-static inline herr_t H5Pset_fapl_mpiio(hid_t fapl_id, MPI_Comm comm, MPI_Info info, const char *config)
-{
+static inline herr_t H5Pset_fapl_mpiio(hid_t fapl_id, MPI_Comm comm, MPI_Info info, const char *config) {
     if (H5Pset_mpi_params(fapl_id, comm, info) < 0)
         return -1;
     return H5Pset_driver_by_name(fapl_id, H5FD_MPIIO_NAME, config) < 0 ? -1 : 0;
@@ -63,10 +67,9 @@ static inline herr_t H5Pset_fapl_mpiio(hid_t fapl_id, MPI_Comm comm, MPI_Info in
  * Copies this rank's statistics of an open file that uses the mpiio driver. Local.
  * Returns negative if the file does not use the mpiio driver.
  */
-static inline herr_t H5Fget_mpiio_stats(hid_t file_id, H5FD_mpiio_stats_t *stats)
-{
-    void     *handle = NULL;
-    H5FD_t   *lf;
+static inline herr_t H5Fget_mpiio_stats(hid_t file_id, H5FD_mpiio_stats_t *stats) {
+    void *handle = NULL;
+    H5FD_t *lf;
     /* get_handle returns &fh of H5FD_mpiio_prefix_t, so the driver's H5FD_t is found from it. */
     if (stats == NULL || H5Fget_vfd_handle(file_id, H5P_DEFAULT, &handle) < 0 || handle == NULL)
         return -1;

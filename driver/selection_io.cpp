@@ -5,6 +5,7 @@
 // file-view change) and a call per piece (multi-chunk), each piece collective or independent.
 // Independent transfers never touch the file view and combine requests through the staging buffer.
 #include "chunk_knobs.hpp"
+#include "dxpl_report.hpp"
 #include "error.hpp"
 #include "executor.hpp"
 #include "file.hpp"
@@ -76,10 +77,16 @@ void collective_selection(File *file, Direction dir, hid_t dxpl_id, const Select
         addresses.push_back(p.address);
     std::exception_ptr failure = prep ? std::make_exception_ptr(*prep) : nullptr;
     RunTransport transport(file, dir, pieces, prep);
-    record(st.stats, chunkio::execute(st.comm.get(), knobs, addresses, transport, failure));
+    const chunkio::Report report = chunkio::execute(st.comm.get(), knobs, addresses, transport, failure);
+    record(st.stats, report);
+    if (report.kind == chunkio::Plan::Kind::Multi)
+        report_multi_chunk(dxpl_id, report.independent_chunks == 0  ? H5D_MPIO_CHUNK_COLLECTIVE
+                                    : report.collective_chunks == 0 ? H5D_MPIO_CHUNK_INDEPENDENT
+                                                                    : H5D_MPIO_CHUNK_MIXED);
 }
 
 void selection_io(File *file, Direction dir, hid_t dxpl_id, const SelectionRequest &request) {
+    clear_pending_report();
     if (transfer_state::xfer_mode() == H5FD_MPIO_COLLECTIVE)
         collective_selection(file, dir, dxpl_id, request);
     else

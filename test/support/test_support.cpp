@@ -37,6 +37,11 @@ std::string test_dir() {
         std::filesystem::path(base ? base : "/dev/shm") / "mpiio-tests" / (ctest ? ctest : "manual") /
         (std::string(info ? info->test_suite_name() : "suite") + "." + (info ? info->name() : "test"));
     const std::string text = dir.string();
+    // Created (emptied) once per test: later calls in the same test return the same directory.
+    static std::string current;
+    if (text == current)
+        return text;
+    current = text;
     MPI_Barrier(MPI_COMM_WORLD);
     if (world_rank() == 0) {
         std::error_code ec;

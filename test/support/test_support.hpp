@@ -51,7 +51,8 @@ int world_size();
 // true iff `ok` holds on every rank of `comm` (collective).
 bool all_ranks(bool ok, MPI_Comm comm = MPI_COMM_WORLD);
 
-// A fresh, empty directory for the running test (collective; same path on every rank):
+// A fresh, empty directory for the running test, same path on every rank. The first call in a
+// test is collective (it empties the directory); later calls in the same test return it as is.
 // /dev/shm/mpiio-tests/<ctest name>/<suite>.<test>/ (or $MPIIO_TEST_DIR instead of /dev/shm).
 std::string test_dir();
 // <test_dir()>/<stem>.<driver>.h5

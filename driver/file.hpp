@@ -4,6 +4,7 @@
 
 #include "config.hpp"
 #include "mpi_handles.hpp"
+#include "run.hpp"
 #include "stats.hpp"
 
 #include <H5FDdevelop.h>
@@ -13,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace mpiio {
 
@@ -34,6 +36,8 @@ struct FileState {
     bool sync_after_collective_write = false; // MPI-IO layer needs MPI_File_sync for visibility
     bool read_only = false;
     Stats stats{};
+    std::vector<char> staging;     // independent_runs' buffer, at most config.staging_buffer bytes
+    std::vector<Run> scratch_runs; // reused by independent selection transfers
 };
 
 // H5Fset_mpi_atomicity casts any MPI driver's file to the built-in driver's struct and uses its

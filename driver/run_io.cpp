@@ -215,14 +215,16 @@ void independent_runs(File *file, Direction dir, const std::vector<Run> &runs) {
     const size_t staging_limit = st.config.staging_buffer;
     // Bridging a gap rewrites bytes this rank does not own: only safe when no other rank writes.
     const size_t gap_limit = (dir == Direction::Read || st.size == 1) ? st.config.sieve_gap : 0;
-    std::vector<char> staging;
+    std::vector<char> &staging = st.staging; // kept between calls: no fresh pages per request
     size_t i = 0;
     while (i < runs.size()) {
         // Extend a group [i, j) while the next run starts within the gap limit and the span fits.
         size_t j = i + 1;
         haddr_t end = runs[i].addr + runs[i].size;
+        bool has_gap = false;
         while (j < runs.size() && runs[j].addr >= end && runs[j].addr - end <= gap_limit &&
                runs[j].addr + runs[j].size - runs[i].addr <= staging_limit) {
+            has_gap |= runs[j].addr != end;
             end = runs[j].addr + runs[j].size;
             ++j;
         }
@@ -235,10 +237,8 @@ void independent_runs(File *file, Direction dir, const std::vector<Run> &runs) {
         }
         const haddr_t base = runs[i].addr;
         const size_t span = static_cast<size_t>(end - base);
-        staging.resize(span);
-        bool has_gap = false;
-        for (size_t k = i + 1; k < j; ++k)
-            has_gap |= runs[k].addr != runs[k - 1].addr + runs[k - 1].size;
+        if (staging.size() < span)
+            staging.resize(span);
         if (dir == Direction::Read || has_gap) {
             const size_t got = transfer_at(file, Direction::Read, base, staging.data(), span);
             if (got < span)

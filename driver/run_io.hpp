@@ -4,19 +4,12 @@
 
 #include "collective.hpp"
 #include "file.hpp"
+#include "run.hpp"
 
 #include <optional>
 #include <vector>
 
 namespace mpiio {
-
-struct Run {
-    haddr_t addr; // absolute file address
-    size_t size;  // bytes, > 0
-    char *buf;    // memory address
-};
-
-enum class Direction { Read, Write };
 
 // Local. Sorts runs by file address (stable) and merges runs adjacent in both file and memory.
 void sort_and_merge(std::vector<Run> &runs);

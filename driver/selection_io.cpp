@@ -89,8 +89,15 @@ void selection_io(File *file, Direction dir, hid_t dxpl_id, const SelectionReque
     clear_pending_report();
     if (transfer_state::xfer_mode() == H5FD_MPIO_COLLECTIVE)
         collective_selection(file, dir, dxpl_id, request);
-    else
-        independent_runs(file, dir, selection_runs(request));
+    else {
+        // A per-file run list: repeated requests reuse its memory instead of faulting in new pages.
+        std::vector<Run> &runs = file->state->scratch_runs;
+        selection_runs(request, runs);
+        independent_runs(file, dir, runs);
+        constexpr size_t kKeep = size_t{1} << 20; // runs kept between calls (24 MiB)
+        if (runs.capacity() > kKeep)
+            std::vector<Run>().swap(runs);
+    }
 }
 
 } // namespace

@@ -46,9 +46,10 @@ private:
     std::array<size_t, kBatch> lengths_{};
 };
 
-// Local. Appends the runs of one piece.
+// Local. Appends the runs of one piece; clears `ordered` if a run starts before the end of the
+// previous one (the list then needs sorting).
 void append_piece_runs(hid_t mem_space, hid_t file_space, haddr_t file_addr, size_t element_size, char *buf,
-                       std::vector<Run> &runs) {
+                       std::vector<Run> &runs, bool &ordered) {
     const hssize_t file_n = H5Sget_select_npoints(file_space);
     const hssize_t mem_n = H5Sget_select_npoints(mem_space);
     if (file_n < 0 || mem_n < 0)
@@ -59,6 +60,8 @@ void append_piece_runs(hid_t mem_space, hid_t file_space, haddr_t file_addr, siz
                                            " in memory");
     if (file_n == 0)
         return;
+    // At most one run per element; reserving avoids repeated reallocation of large run lists.
+    runs.reserve(runs.size() + static_cast<size_t>(std::min<hssize_t>(file_n, hssize_t{1} << 22)));
     SelectionIterator file_it(file_space, element_size), mem_it(mem_space, element_size);
     hsize_t file_off = 0, mem_off = 0;
     size_t file_len = 0, mem_len = 0;
@@ -69,11 +72,18 @@ void append_piece_runs(hid_t mem_space, hid_t file_space, haddr_t file_addr, siz
             throw Error(ErrorKind::Internal, "memory selection ended before the file selection");
         const size_t n = std::min(file_len, mem_len);
         const haddr_t addr = file_addr + file_off;
-        if (!runs.empty() && runs.back().addr + runs.back().size == addr &&
-            runs.back().buf + runs.back().size == buf + mem_off)
-            runs.back().size += n; // contiguous in both: extend in place
-        else
+        if (runs.empty()) {
             runs.push_back(Run{addr, n, buf + mem_off});
+        } else {
+            Run &last = runs.back();
+            const haddr_t last_end = last.addr + last.size;
+            if (last_end == addr && last.buf + last.size == buf + mem_off) {
+                last.size += n; // contiguous in both: extend in place
+            } else {
+                ordered = ordered && addr >= last_end;
+                runs.push_back(Run{addr, n, buf + mem_off});
+            }
+        }
         file_off += n;
         mem_off += n;
         file_len -= n;
@@ -81,11 +91,9 @@ void append_piece_runs(hid_t mem_space, hid_t file_space, haddr_t file_addr, siz
     }
 }
 
-} // namespace
-
-std::vector<PieceRuns> selection_pieces(const SelectionRequest &request) {
-    std::vector<PieceRuns> pieces;
-    pieces.reserve(request.count);
+// Local. Calls visit(mem_space, file_space, offset, element_size, buf) for every piece, with the
+// "0 / NULL repeats the previous entry" conventions expanded.
+template <class Visit> void for_each_piece(const SelectionRequest &request, Visit &&visit) {
     size_t element_size = 0;
     char *buf = nullptr;
     bool fixed_size = false, fixed_buf = false;
@@ -104,34 +112,45 @@ std::vector<PieceRuns> selection_pieces(const SelectionRequest &request) {
         }
         if (element_size == 0 || buf == nullptr)
             throw Error(ErrorKind::Config, "selection I/O request without element size or buffer");
-        PieceRuns piece{request.offsets[i], {}};
-        append_piece_runs(request.mem_spaces[i], request.file_spaces[i], request.offsets[i], element_size,
-                          buf, piece.runs);
-        pieces.push_back(std::move(piece));
+        visit(request.mem_spaces[i], request.file_spaces[i], request.offsets[i], element_size, buf);
     }
+}
+
+} // namespace
+
+std::vector<PieceRuns> selection_pieces(const SelectionRequest &request) {
+    std::vector<PieceRuns> pieces;
+    pieces.reserve(request.count);
+    for_each_piece(request, [&](hid_t mem, hid_t file, haddr_t offset, size_t element_size, char *buf) {
+        PieceRuns piece{offset, {}};
+        bool ordered = true;
+        append_piece_runs(mem, file, offset, element_size, buf, piece.runs, ordered);
+        if (!ordered)
+            sort_and_merge(piece.runs);
+        pieces.push_back(std::move(piece));
+    });
     std::stable_sort(pieces.begin(), pieces.end(),
                      [](const PieceRuns &a, const PieceRuns &b) { return a.address < b.address; });
     std::vector<PieceRuns> combined;
     for (PieceRuns &p : pieces) {
-        if (!combined.empty() && combined.back().address == p.address)
+        if (!combined.empty() && combined.back().address == p.address) {
             combined.back().runs.insert(combined.back().runs.end(), p.runs.begin(), p.runs.end());
-        else
+            sort_and_merge(combined.back().runs);
+        } else {
             combined.push_back(std::move(p));
+        }
     }
-    for (PieceRuns &p : combined)
-        sort_and_merge(p.runs);
     return combined;
 }
 
-std::vector<Run> selection_runs(const SelectionRequest &request) {
-    std::vector<PieceRuns> pieces = selection_pieces(request);
-    if (pieces.size() == 1)
-        return std::move(pieces.front().runs);
-    std::vector<Run> runs;
-    for (PieceRuns &p : pieces)
-        runs.insert(runs.end(), p.runs.begin(), p.runs.end());
-    sort_and_merge(runs);
-    return runs;
+void selection_runs(const SelectionRequest &request, std::vector<Run> &runs) {
+    runs.clear();
+    bool ordered = true;
+    for_each_piece(request, [&](hid_t mem, hid_t file, haddr_t offset, size_t element_size, char *buf) {
+        append_piece_runs(mem, file, offset, element_size, buf, runs, ordered);
+    });
+    if (!ordered) // appending already merged neighbours of an ordered list
+        sort_and_merge(runs);
 }
 
 } // namespace mpiio

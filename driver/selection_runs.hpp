@@ -33,7 +33,8 @@ struct PieceRuns {
 // selections differ in size.
 std::vector<PieceRuns> selection_pieces(const SelectionRequest &request);
 
-// Local. The runs of all pieces, sorted by file address and merged.
-std::vector<Run> selection_runs(const SelectionRequest &request);
+// Local. The runs of all pieces into `runs` (cleared first; passing the same vector every time
+// keeps its memory), sorted by file address and merged.
+void selection_runs(const SelectionRequest &request, std::vector<Run> &runs);
 
 } // namespace mpiio

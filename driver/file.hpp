@@ -5,6 +5,7 @@
 #include "config.hpp"
 #include "mpi_handles.hpp"
 #include "run.hpp"
+#include "selection/type_cache.hpp"
 #include "stats.hpp"
 
 #include <H5FDdevelop.h>
@@ -36,8 +37,10 @@ struct FileState {
     bool sync_after_collective_write = false; // MPI-IO layer needs MPI_File_sync for visibility
     bool read_only = false;
     Stats stats{};
-    std::vector<char> staging;     // independent_runs' buffer, at most config.staging_buffer bytes
-    std::vector<Run> scratch_runs; // reused by independent selection transfers
+    std::vector<char> staging; // independent_runs' buffer, at most config.staging_buffer bytes
+    std::vector<Run> scratch_runs;
+    selection::TypeCache type_cache; // derived types by selection shape (time-step loops) // reused by
+                                     // independent selection transfers
 };
 
 // H5Fset_mpi_atomicity casts any MPI driver's file to the built-in driver's struct and uses its

@@ -17,21 +17,10 @@ namespace {
 constexpr char kNative[] = "native";
 constexpr size_t kMaxBlock = size_t{1} << 30; // MPI block lengths are int: split larger runs
 
-// The file view and memory datatype describing sorted runs for one collective call.
-struct ViewTypes {
-    MPI_Offset view_disp = 0;
-    Datatype file_type;
-    Datatype mem_type;
-    MPI_Datatype file = MPI_BYTE; // MPI_BYTE when a single run needs no derived type
-    MPI_Datatype mem = MPI_BYTE;
-    void *mem_base = nullptr;
-    int mem_count = 0;
-    size_t bytes = 0;
-};
+} // namespace
 
-// Local.
-ViewTypes build_view_types(const std::vector<Run> &runs) {
-    ViewTypes t;
+CollectiveRequest request_from_runs(const std::vector<Run> &runs) {
+    CollectiveRequest t;
     if (runs.empty())
         return t;
     t.view_disp = static_cast<MPI_Offset>(runs.front().addr);
@@ -39,6 +28,7 @@ ViewTypes build_view_types(const std::vector<Run> &runs) {
         t.mem_base = runs.front().buf;
         t.mem_count = static_cast<int>(runs.front().size);
         t.bytes = runs.front().size;
+        t.end = runs.front().addr + runs.front().size;
         return t;
     }
     std::vector<int> lengths;
@@ -58,30 +48,24 @@ ViewTypes build_view_types(const std::vector<Run> &runs) {
         t.bytes += r.size;
     }
     const int n = static_cast<int>(lengths.size());
-    check_mpi(MPI_Type_create_hindexed(n, lengths.data(), file_disps.data(), MPI_BYTE, t.file_type.out()),
+    Datatype file_type, mem_type;
+    check_mpi(MPI_Type_create_hindexed(n, lengths.data(), file_disps.data(), MPI_BYTE, file_type.out()),
               "MPI_Type_create_hindexed (file)");
-    check_mpi(MPI_Type_commit(t.file_type.ptr()), "MPI_Type_commit");
-    check_mpi(MPI_Type_create_hindexed(n, lengths.data(), mem_disps.data(), MPI_BYTE, t.mem_type.out()),
+    check_mpi(MPI_Type_commit(file_type.ptr()), "MPI_Type_commit");
+    check_mpi(MPI_Type_create_hindexed(n, lengths.data(), mem_disps.data(), MPI_BYTE, mem_type.out()),
               "MPI_Type_create_hindexed (memory)");
-    check_mpi(MPI_Type_commit(t.mem_type.ptr()), "MPI_Type_commit");
-    t.file = t.file_type.get();
-    t.mem = t.mem_type.get();
+    check_mpi(MPI_Type_commit(mem_type.ptr()), "MPI_Type_commit");
+    t.file_type = std::make_shared<const Datatype>(std::move(file_type));
+    t.mem_type = std::make_shared<const Datatype>(std::move(mem_type));
+    t.file = t.file_type->get();
+    t.mem = t.mem_type->get();
     t.mem_base = MPI_BOTTOM;
     t.mem_count = 1;
+    t.end = runs.back().addr + runs.back().size;
     return t;
 }
 
-// Local. Zeroes what a short read left unread: the tail of the runs in address order.
-void zero_unread(const std::vector<Run> &runs, size_t got) {
-    for (const Run &r : runs) {
-        if (got >= r.size) {
-            got -= r.size;
-            continue;
-        }
-        std::memset(r.buf + got, 0, r.size - got);
-        got = 0;
-    }
-}
+namespace {
 
 MPI_Count elements(const MPI_Status &status, MPI_Datatype type) {
     MPI_Count n = 0;
@@ -141,14 +125,17 @@ void sort_and_merge(std::vector<Run> &runs) {
     runs.resize(out);
 }
 
-void collective_runs(File *file, Direction dir, const std::vector<Run> &runs_in,
+void collective_runs(File *file, Direction dir, const std::vector<Run> &runs,
                      std::optional<Error> prep_error) {
-    FileState &st = *file->state;
-    static const std::vector<Run> kNone;
-    const std::vector<Run> &runs = prep_error ? kNone : runs_in;
-    ViewTypes types;
+    CollectiveRequest request;
     if (!prep_error)
-        prep_error = capture([&] { types = build_view_types(runs); });
+        prep_error = capture([&] { request = request_from_runs(runs); });
+    collective_transfer(file, dir, prep_error ? CollectiveRequest{} : std::move(request), prep_error);
+}
+
+void collective_transfer(File *file, Direction dir, const CollectiveRequest &types,
+                         std::optional<Error> prep_error) {
+    FileState &st = *file->state;
     const bool collective = transfer_state::collective_opt() == H5FD_MPIO_COLLECTIVE_IO;
     std::optional<Error> error = prep_error;
     auto view_error = capture([&] {
@@ -163,17 +150,18 @@ void collective_runs(File *file, Direction dir, const std::vector<Run> &runs_in,
         MPI_Status status{};
         const int count = error ? 0 : types.mem_count;
         void *base = error ? nullptr : types.mem_base;
+        const MPI_Datatype mem = error ? MPI_BYTE : types.mem;
         IoTimer timer(st.stats);
         if (dir == Direction::Read) {
-            check_mpi(collective ? MPI_File_read_at_all(file->fh, 0, base, count, types.mem, &status)
-                                 : MPI_File_read_at(file->fh, 0, base, count, types.mem, &status),
+            check_mpi(collective ? MPI_File_read_at_all(file->fh, 0, base, count, mem, &status)
+                                 : MPI_File_read_at(file->fh, 0, base, count, mem, &status),
                       collective ? "MPI_File_read_at_all" : "MPI_File_read_at");
         } else {
-            check_mpi(collective ? MPI_File_write_at_all(file->fh, 0, base, count, types.mem, &status)
-                                 : MPI_File_write_at(file->fh, 0, base, count, types.mem, &status),
+            check_mpi(collective ? MPI_File_write_at_all(file->fh, 0, base, count, mem, &status)
+                                 : MPI_File_write_at(file->fh, 0, base, count, mem, &status),
                       collective ? "MPI_File_write_at_all" : "MPI_File_write_at");
         }
-        moved = elements(status, types.mem);
+        moved = elements(status, mem);
     });
     if (!error)
         error = io_error;
@@ -199,14 +187,13 @@ void collective_runs(File *file, Direction dir, const std::vector<Run> &runs_in,
     ++calls;
     if (dir == Direction::Read) {
         st.stats.bytes_read += static_cast<uint64_t>(moved);
-        zero_unread(runs, static_cast<size_t>(moved));
+        zero_fill_after(types.mem_base, types.mem_count, types.mem, static_cast<size_t>(moved), types.bytes);
     } else {
         if (static_cast<size_t>(moved) != types.bytes)
             throw Error(ErrorKind::Io, "collective write transferred " + std::to_string(moved) + " of " +
                                            std::to_string(types.bytes) + " bytes");
         st.stats.bytes_written += types.bytes;
-        if (!runs.empty())
-            st.eof = std::max<haddr_t>(st.eof, runs.back().addr + runs.back().size);
+        st.eof = std::max<haddr_t>(st.eof, types.end);
     }
 }
 

@@ -118,29 +118,17 @@ template <class Visit> void for_each_piece(const SelectionRequest &request, Visi
 
 } // namespace
 
-std::vector<PieceRuns> selection_pieces(const SelectionRequest &request) {
-    std::vector<PieceRuns> pieces;
+std::vector<RequestPiece> expand_pieces(const SelectionRequest &request) {
+    std::vector<RequestPiece> pieces;
     pieces.reserve(request.count);
     for_each_piece(request, [&](hid_t mem, hid_t file, haddr_t offset, size_t element_size, char *buf) {
-        PieceRuns piece{offset, {}};
-        bool ordered = true;
-        append_piece_runs(mem, file, offset, element_size, buf, piece.runs, ordered);
-        if (!ordered)
-            sort_and_merge(piece.runs);
-        pieces.push_back(std::move(piece));
+        pieces.push_back(RequestPiece{mem, file, offset, element_size, buf});
     });
-    std::stable_sort(pieces.begin(), pieces.end(),
-                     [](const PieceRuns &a, const PieceRuns &b) { return a.address < b.address; });
-    std::vector<PieceRuns> combined;
-    for (PieceRuns &p : pieces) {
-        if (!combined.empty() && combined.back().address == p.address) {
-            combined.back().runs.insert(combined.back().runs.end(), p.runs.begin(), p.runs.end());
-            sort_and_merge(combined.back().runs);
-        } else {
-            combined.push_back(std::move(p));
-        }
-    }
-    return combined;
+    return pieces;
+}
+
+void append_runs(const RequestPiece &p, std::vector<Run> &runs, bool &ordered) {
+    append_piece_runs(p.mem_space, p.file_space, p.offset, p.element_size, p.buf, runs, ordered);
 }
 
 void selection_runs(const SelectionRequest &request, std::vector<Run> &runs) {

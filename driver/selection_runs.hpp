@@ -21,17 +21,24 @@ struct SelectionRequest {
     char *const *bufs;
 };
 
-// The runs of one piece (a chunk or a contiguous dataset) at file address `address`.
-struct PieceRuns {
-    haddr_t address;
-    std::vector<Run> runs; // sorted by file address, merged
+// One piece of a request with the "0 / NULL repeats the previous entry" conventions expanded.
+struct RequestPiece {
+    hid_t mem_space;
+    hid_t file_space;
+    haddr_t offset; // absolute file address of the piece (dataset or chunk)
+    size_t element_size;
+    char *buf;
 };
 
-// Local. Every piece's runs: the i-th selected element of a file selection paired with the i-th
-// of its memory selection (each in its own iteration order, as HDF5 pairs them). Pieces are
-// sorted by address; pieces at the same address are combined. Throws Error when a piece's two
-// selections differ in size.
-std::vector<PieceRuns> selection_pieces(const SelectionRequest &request);
+// Local. The request's pieces in request order.
+std::vector<RequestPiece> expand_pieces(const SelectionRequest &request);
+
+// Local. Appends one piece's runs: the i-th selected element of the file selection paired with
+// the i-th of the memory selection (each in its own iteration order, as HDF5 pairs them).
+// Clears `ordered` when a run starts before the end of the previous one (the list then needs
+// sort_and_merge); neighbours that are contiguous in file and memory are merged as they come.
+// Throws Error when the two selections differ in size.
+void append_runs(const RequestPiece &piece, std::vector<Run> &runs, bool &ordered);
 
 // Local. The runs of all pieces into `runs` (cleared first; passing the same vector every time
 // keeps its memory), sorted by file address and merged.

@@ -35,8 +35,10 @@ void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, 
                  file_name.c_str(), size, sums[0], sums[2], sums[4], sums[5], sums[1], sums[3], sums[6],
                  sums[7], sums[8], sums[9],
                  // decisions are identical on every rank: report them once
-                 mine.linked_chunk_ops, mine.multi_chunk_ops, mine.collective_chunks, mine.independent_chunks,
-                 max_seconds);
+                 static_cast<unsigned long long>(mine.linked_chunk_ops),
+                 static_cast<unsigned long long>(mine.multi_chunk_ops),
+                 static_cast<unsigned long long>(mine.collective_chunks),
+                 static_cast<unsigned long long>(mine.independent_chunks), max_seconds);
 }
 
 } // namespace mpiio

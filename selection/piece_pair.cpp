@@ -1,0 +1,88 @@
+#include "piece_pair.hpp"
+
+#include "error.hpp"
+#include "indexed_type.hpp"
+#include "mpi_build.hpp"
+#include "point_selection.hpp"
+#include "regular_hyperslab.hpp"
+#include "sequence_list.hpp"
+#include "space_info.hpp"
+#include "type_cache.hpp"
+
+#include <optional>
+#include <string>
+
+namespace mpiio::selection {
+
+namespace {
+
+// Local. Dispatch on the selection kind once the info has been read.
+TypeSpec build_with_info(hid_t space, const SpaceInfo &info, std::size_t elem_size, TypeCache *cache) {
+    if (info.npoints == 0)
+        return TypeSpec{};
+    switch (info.kind) {
+    case H5S_SEL_NONE:
+        return TypeSpec{};
+    case H5S_SEL_ALL:
+        return contiguous_spec(0, static_cast<MPI_Count>(info.npoints * elem_size));
+    case H5S_SEL_HYPERSLABS:
+        if (info.regular)
+            return build_regular(regular_shape(space, info, elem_size), cache);
+        return build_from_runs(sequence_runs(space, elem_size), cache);
+    case H5S_SEL_POINTS:
+        return build_from_runs(sequence_runs(space, elem_size, info.npoints), cache);
+    default:
+        throw Error(ErrorKind::Unsupported, "unknown selection type");
+    }
+}
+
+} // namespace
+
+TypeSpec build_type(hid_t space, std::size_t elem_size, TypeCache *cache) {
+    return build_with_info(space, query_space(space, elem_size), elem_size, cache);
+}
+
+// Local. Every side is built on its own unless the file side is a point selection out of order;
+// only then are the two sequence lists paired and sorted.
+PiecePair build_piece_pair(hid_t file_space, hid_t mem_space, std::size_t elem_size, TypeCache *cache) {
+    if (mem_space == H5S_ALL)
+        mem_space = file_space;
+    const SpaceInfo finfo = query_space(file_space, elem_size);
+    std::optional<SpaceInfo> minfo;
+    if (mem_space != H5S_BLOCK) {
+        minfo = query_space(mem_space, elem_size);
+        if (minfo->npoints != finfo.npoints)
+            throw Error(ErrorKind::Mismatch, "file selection has " + std::to_string(finfo.npoints) +
+                                                 " elements, memory selection " +
+                                                 std::to_string(minfo->npoints));
+    }
+    auto mem_side = [&] {
+        if (!minfo)
+            return contiguous_spec(0, static_cast<MPI_Count>(finfo.npoints * elem_size));
+        return build_with_info(mem_space, *minfo, elem_size, cache);
+    };
+    PiecePair pair;
+    if (finfo.npoints == 0)
+        return pair;
+    if (finfo.kind == H5S_SEL_POINTS) {
+        Runs runs = sequence_runs(file_space, elem_size, finfo.npoints);
+        if (!ascending_disjoint(runs)) {
+            std::optional<SequenceReader> reader;
+            if (minfo)
+                reader.emplace(mem_space, elem_size);
+            PairedRuns paired = pair_sorted(std::move(runs), reader ? &*reader : nullptr);
+            pair.file = build_from_runs(std::move(paired.file), cache);
+            pair.mem = build_from_runs(std::move(paired.mem), cache);
+            return pair;
+        }
+        pair.file = build_from_runs(std::move(runs), cache);
+    } else {
+        pair.file = build_with_info(file_space, finfo, elem_size, cache);
+    }
+    if (!pair.file.monotonic)
+        throw Error(ErrorKind::Internal, "file type of a hyperslab selection is not monotonic");
+    pair.mem = mem_side();
+    return pair;
+}
+
+} // namespace mpiio::selection

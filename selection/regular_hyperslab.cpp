@@ -1,0 +1,93 @@
+#include "regular_hyperslab.hpp"
+
+#include "error.hpp"
+#include "mpi_build.hpp"
+#include "type_cache.hpp"
+
+#include <array>
+
+namespace mpiio::selection {
+
+namespace {
+constexpr std::uint64_t kRegularTag = 0x5245475550ULL; // "REGUL"
+}
+
+RegularShape regular_shape(hid_t space, const SpaceInfo &info, std::size_t elem_size) {
+    const int rank = info.rank;
+    std::array<hsize_t, H5S_MAX_RANK> start{}, stride{}, count{}, block{}, low{}, high{};
+    check_h5(H5Sget_regular_hyperslab(space, start.data(), stride.data(), count.data(), block.data()),
+             "H5Sget_regular_hyperslab");
+    check_h5(H5Sget_select_bounds(space, low.data(), high.data()), "H5Sget_select_bounds");
+    // Byte size of one index step in each dimension.
+    std::array<MPI_Aint, H5S_MAX_RANK> row{};
+    MPI_Aint acc = static_cast<MPI_Aint>(elem_size);
+    for (int d = rank - 1; d >= 0; --d) {
+        row[d] = acc;
+        acc *= static_cast<MPI_Aint>(info.dims[d]);
+    }
+    RegularShape shape;
+    shape.inner_bytes = static_cast<MPI_Count>(elem_size);
+    for (int d = 0; d < rank; ++d) {
+        if (count[d] == H5S_UNLIMITED || block[d] == H5S_UNLIMITED)
+            throw Error(ErrorKind::Unsupported, "unlimited hyperslab selection");
+        // low[d] = start[d] + selection offset[d]: the bounds include the offset, start does not.
+        shape.offset += static_cast<MPI_Aint>(low[d]) * row[d];
+    }
+    // Innermost first: dimension d contributes (block[d], row[d]) inside (count[d], stride[d]*row[d]).
+    for (int d = rank - 1; d >= 0; --d) {
+        // With count 1 the stride is meaningless (and may be huge): never multiply it then.
+        const std::pair<MPI_Count, MPI_Aint> level_pair[2] = {
+            {static_cast<MPI_Count>(block[d]), row[d]},
+            {static_cast<MPI_Count>(count[d]),
+             count[d] == 1 ? 0 : static_cast<MPI_Aint>(stride[d]) * row[d]}};
+        for (const auto &[n, s] : level_pair) {
+            if (n == 1)
+                continue;
+            if (shape.levels.empty() && s == static_cast<MPI_Aint>(shape.inner_bytes)) {
+                shape.inner_bytes *= n;
+            } else if (!shape.levels.empty() &&
+                       s == static_cast<MPI_Aint>(shape.levels.back().first) * shape.levels.back().second) {
+                shape.levels.back().first *= n;
+            } else {
+                shape.levels.emplace_back(n, s);
+            }
+        }
+    }
+    return shape;
+}
+
+TypeSpec build_regular(const RegularShape &shape, TypeCache *cache) {
+    if (shape.levels.empty())
+        return contiguous_spec(shape.offset, shape.inner_bytes);
+    ShapeHasher hasher(kRegularTag);
+    hasher.add_signed(shape.inner_bytes);
+    for (const auto &[n, s] : shape.levels) {
+        hasher.add_signed(n);
+        hasher.add_signed(s);
+    }
+    return cached_type(cache, hasher.key(), shape.offset, [&] {
+        TypeSpec spec;
+        mpiio::Datatype t = contiguous_bytes(shape.inner_bytes);
+        MPI_Count bytes = shape.inner_bytes;
+        MPI_Aint span = static_cast<MPI_Aint>(shape.inner_bytes);
+        std::uint64_t blocks = 1;
+        for (const auto &[n, s] : shape.levels) {
+            t = hvector_any(n, s, t.get());
+            bytes *= n;
+            span += static_cast<MPI_Aint>(n - 1) * s;
+            blocks *= static_cast<std::uint64_t>(n);
+        }
+        spec.owned = commit_shared(std::move(t));
+        spec.type = spec.owned->get();
+        spec.count = 1;
+        spec.bytes = bytes;
+        spec.span = span;
+        spec.blocks = blocks;
+        spec.shape = TypeShape::Vector;
+        spec.contiguous = false;
+        spec.monotonic = true;
+        return spec;
+    });
+}
+
+} // namespace mpiio::selection

@@ -1,0 +1,14 @@
+// selection/: HDF5 dataspace selections -> MPI datatypes (ARCHITECTURE.md D5). Public HDF5 API
+// only, no dependency on driver/ logic; every function is local (no communication).
+//
+//   build_type        one selection in its own order            (piece_pair.hpp)
+//   build_piece_pair  file + memory types of one piece           (piece_pair.hpp)
+//   combine_pieces    many pieces -> one file + one memory type  (combine.hpp)
+//   TypeCache         LRU of committed types by selection shape  (type_cache.hpp)
+#pragma once
+
+#include "combine.hpp"
+#include "error.hpp"
+#include "piece_pair.hpp"
+#include "type_cache.hpp"
+#include "type_spec.hpp"

@@ -137,6 +137,12 @@ void collective_transfer(File *file, Direction dir, const CollectiveRequest &typ
                          std::optional<Error> prep_error) {
     FileState &st = *file->state;
     const bool collective = transfer_state::collective_opt() == H5FD_MPIO_COLLECTIVE_IO;
+    // "Rank 0 reads, the others receive": the library asks for it when every rank reads all of a
+    // small contiguous dataset (H5D__mpio_opt_possible), and the built-in driver honours it in
+    // read, read_vector and read_selection. It also decides correctness past the physical EOF:
+    // there a collective MPI-IO read (ROMIO and OMPIO alike) can report a full count and leave
+    // stale bytes, where rank 0's independent read reports the short count that gets zero-filled.
+    const bool bcast = dir == Direction::Read && collective && transfer_state::rank0_bcast();
     std::optional<Error> error = prep_error;
     auto view_error = capture([&] {
         check_mpi(MPI_File_set_view(file->fh, error ? 0 : types.view_disp, MPI_BYTE,
@@ -152,6 +158,14 @@ void collective_transfer(File *file, Direction dir, const CollectiveRequest &typ
         void *base = error ? nullptr : types.mem_base;
         const MPI_Datatype mem = error ? MPI_BYTE : types.mem;
         IoTimer timer(st.stats);
+        if (bcast) {
+            if (st.rank == 0) {
+                check_mpi(MPI_File_read_at(file->fh, 0, base, count, mem, &status),
+                          "MPI_File_read_at (rank 0 of read-and-broadcast)");
+                moved = elements(status, mem);
+            }
+            return;
+        }
         if (dir == Direction::Read) {
             check_mpi(collective ? MPI_File_read_at_all(file->fh, 0, base, count, mem, &status)
                                  : MPI_File_read_at(file->fh, 0, base, count, mem, &status),
@@ -181,10 +195,16 @@ void collective_transfer(File *file, Direction dir, const CollectiveRequest &typ
     }
     agree(st.comm.get(), error);
 
-    auto &calls = dir == Direction::Read
-                      ? (collective ? st.stats.collective_reads : st.stats.independent_reads)
-                      : (collective ? st.stats.collective_writes : st.stats.independent_writes);
-    ++calls;
+    if (bcast) { // every rank's request is valid and rank 0's read succeeded: share both
+        check_mpi(MPI_Bcast(&moved, 1, MPI_COUNT, 0, st.comm.get()), "MPI_Bcast (bytes read)");
+        check_mpi(MPI_Bcast(types.mem_base, types.mem_count, types.mem, 0, st.comm.get()), "MPI_Bcast (data)");
+        ++st.stats.rank0_bcast_reads;
+    } else {
+        auto &calls = dir == Direction::Read
+                          ? (collective ? st.stats.collective_reads : st.stats.independent_reads)
+                          : (collective ? st.stats.collective_writes : st.stats.independent_writes);
+        ++calls;
+    }
     if (dir == Direction::Read) {
         st.stats.bytes_read += static_cast<uint64_t>(moved);
         zero_fill_after(types.mem_base, types.mem_count, types.mem, static_cast<size_t>(moved), types.bytes);

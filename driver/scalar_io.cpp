@@ -139,6 +139,7 @@ void write_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, const 
         if (!collective && type != H5FD_MEM_DRAW)
             throw Error(ErrorKind::Internal,
                         "metadata write with individual I/O under a collective transfer");
+        extend_before_collective_write(file);
         MPI_Count put = 0;
         auto error = under_view(file, addr, types.file, [&](bool view_ok) {
             MPI_Status status{};

@@ -191,17 +191,21 @@ Config parse_config(const std::string &text) {
 }
 
 std::string Config::canonical() const {
+    // Every setting, so that ranks configured differently in any way are caught at open.
+    auto optional_text = [](const auto &v) { return v ? std::to_string(static_cast<long long>(*v)) : "-"; };
     std::string out =
         "comm=" + std::to_string(static_cast<int>(comm)) + ";sync=" + std::to_string(static_cast<int>(sync)) +
         ";stats=" + std::to_string(static_cast<int>(stats)) +
-        ";staging_buffer=" + std::to_string(staging_buffer) + ";sieve_gap=" + std::to_string(sieve_gap);
+        ";staging_buffer=" + std::to_string(staging_buffer) + ";sieve_gap=" + std::to_string(sieve_gap) +
+        ";chunk_opt=" + optional_text(chunk_opt) + ";chunk_opt_num=" + optional_text(chunk_opt_num) +
+        ";chunk_opt_ratio=" + optional_text(chunk_opt_ratio);
     for (const auto &[k, v] : hints)
         out += ";hint." + k + "=" + v;
     return out;
 }
 
 std::uint64_t fnv1a(const std::string &text) {
-    std::uint64_t h = 1469598103934665603ull;
+    std::uint64_t h = 14695981039346656037ull; // FNV-1a 64-bit offset basis
     for (unsigned char c : text) {
         h ^= c;
         h *= 1099511628211ull;

@@ -6,7 +6,12 @@
 
 #include <H5FDmpi.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <array>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -125,6 +130,36 @@ bool needs_sync_after_collective_write(MPI_Info hints, SyncPolicy policy) {
     return required;
 }
 
+// Local. Why this rank could not open `name` as `flags` ask, checked with the operating system
+// before the collective MPI_File_open: when only some ranks fail inside MPI_File_open, OMPIO
+// leaves every rank waiting in its own internal collectives. Names with an MPI-IO prefix
+// ("ufs:", "lustre:", ...) are left to the MPI-IO layer.
+std::optional<Error> access_problem(const std::string &name, unsigned flags) {
+    const auto colon = name.find(':');
+    if (colon != std::string::npos && colon > 1 && name.find('/') > colon)
+        return std::nullopt;
+    auto failure = [&](const std::string &what, int err) {
+        return Error(ErrorKind::Io, "cannot open '" + name + "' " + what + ": " + std::strerror(err));
+    };
+    struct stat sb {};
+    if (::stat(name.c_str(), &sb) == 0) {
+        if ((flags & H5F_ACC_CREAT) && (flags & H5F_ACC_EXCL))
+            return failure("for exclusive creation", EEXIST);
+        const int fd = ::open(name.c_str(), (flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY);
+        if (fd < 0)
+            return failure((flags & H5F_ACC_RDWR) ? "for reading and writing" : "for reading", errno);
+        ::close(fd);
+        return std::nullopt;
+    }
+    if (errno != ENOENT || !(flags & H5F_ACC_CREAT))
+        return failure("", errno);
+    const auto slash = name.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : name.substr(0, slash));
+    if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
+        return failure("for creation in '" + dir + "'", errno);
+    return std::nullopt;
+}
+
 int access_mode(unsigned flags) {
     int amode = (flags & H5F_ACC_RDWR) ? MPI_MODE_RDWR : MPI_MODE_RDONLY;
     if (flags & H5F_ACC_CREAT)
@@ -164,6 +199,7 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     check_mpi(MPI_Comm_rank(comm, &state->rank), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm, &state->size), "MPI_Comm_size");
 
+    agree(comm, access_problem(name, flags));
     Info requested;
     collectively(comm, [&] { requested = hints_for_open(params); });
 

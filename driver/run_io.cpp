@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <limits>
 
 namespace mpiio {
 namespace {
@@ -73,9 +74,12 @@ MPI_Count elements(const MPI_Status &status, MPI_Datatype type) {
     return n == MPI_UNDEFINED ? 0 : n;
 }
 
-// Local. One independent MPI call for `bytes` contiguous bytes at `addr`; returns bytes moved.
-size_t transfer_at(File *file, Direction dir, haddr_t addr, char *buf, size_t bytes) {
+} // namespace
+
+size_t independent_transfer(File *file, Direction dir, haddr_t addr, char *buf, size_t bytes) {
     FileState &st = *file->state;
+    if (addr == HADDR_UNDEF || addr > static_cast<haddr_t>(std::numeric_limits<MPI_Offset>::max()) - bytes)
+        throw Error(ErrorKind::Config, "file address out of range for MPI-IO");
     ByteRun run = byte_run(bytes);
     MPI_Status status{};
     {
@@ -93,6 +97,8 @@ size_t transfer_at(File *file, Direction dir, haddr_t addr, char *buf, size_t by
     if (dir == Direction::Read) {
         ++st.stats.independent_reads;
         st.stats.bytes_read += moved;
+        if (moved < bytes)
+            std::memset(buf + moved, 0, bytes - moved);
     } else {
         ++st.stats.independent_writes;
         if (moved != bytes)
@@ -104,8 +110,6 @@ size_t transfer_at(File *file, Direction dir, haddr_t addr, char *buf, size_t by
     }
     return moved;
 }
-
-} // namespace
 
 void sort_and_merge(std::vector<Run> &runs) {
     auto by_addr = [](const Run &a, const Run &b) { return a.addr < b.addr; };
@@ -197,7 +201,8 @@ void collective_transfer(File *file, Direction dir, const CollectiveRequest &typ
 
     if (bcast) { // every rank's request is valid and rank 0's read succeeded: share both
         check_mpi(MPI_Bcast(&moved, 1, MPI_COUNT, 0, st.comm.get()), "MPI_Bcast (bytes read)");
-        check_mpi(MPI_Bcast(types.mem_base, types.mem_count, types.mem, 0, st.comm.get()), "MPI_Bcast (data)");
+        check_mpi(MPI_Bcast(types.mem_base, types.mem_count, types.mem, 0, st.comm.get()),
+                  "MPI_Bcast (data)");
         ++st.stats.rank0_bcast_reads;
     } else {
         auto &calls = dir == Direction::Read
@@ -236,9 +241,7 @@ void independent_runs(File *file, Direction dir, const std::vector<Run> &runs) {
             ++j;
         }
         if (j == i + 1) { // a lone run goes straight from/to the caller's memory
-            const size_t moved = transfer_at(file, dir, runs[i].addr, runs[i].buf, runs[i].size);
-            if (dir == Direction::Read && moved < runs[i].size)
-                std::memset(runs[i].buf + moved, 0, runs[i].size - moved);
+            independent_transfer(file, dir, runs[i].addr, runs[i].buf, runs[i].size);
             i = j;
             continue;
         }
@@ -246,18 +249,15 @@ void independent_runs(File *file, Direction dir, const std::vector<Run> &runs) {
         const size_t span = static_cast<size_t>(end - base);
         if (staging.size() < span)
             staging.resize(span);
-        if (dir == Direction::Read || has_gap) {
-            const size_t got = transfer_at(file, Direction::Read, base, staging.data(), span);
-            if (got < span)
-                std::memset(staging.data() + got, 0, span - got);
-        }
+        if (dir == Direction::Read || has_gap)
+            independent_transfer(file, Direction::Read, base, staging.data(), span);
         if (dir == Direction::Read) {
             for (size_t k = i; k < j; ++k)
                 std::memcpy(runs[k].buf, staging.data() + (runs[k].addr - base), runs[k].size);
         } else {
             for (size_t k = i; k < j; ++k)
                 std::memcpy(staging.data() + (runs[k].addr - base), runs[k].buf, runs[k].size);
-            transfer_at(file, Direction::Write, base, staging.data(), span);
+            independent_transfer(file, Direction::Write, base, staging.data(), span);
         }
         i = j;
     }

@@ -44,6 +44,11 @@ CollectiveRequest request_from_runs(const std::vector<Run> &runs);
 void collective_runs(File *file, Direction dir, const std::vector<Run> &runs,
                      std::optional<Error> prep_error);
 
+// Local. One independent MPI_File_{read,write}_at of `bytes` contiguous bytes (any size);
+// returns the bytes moved. Reads past the end of the file leave the rest of `buf` zeroed; a
+// short write throws.
+size_t independent_transfer(File *file, Direction dir, haddr_t addr, char *buf, size_t bytes);
+
 // Local. Independent transfer of sorted, merged runs with as few MPI calls as the staging buffer
 // allows: file-contiguous runs are gathered into one call; reads (and writes on a one-rank
 // file, where no other writer can race) also bridge gaps of up to config.sieve_gap bytes by

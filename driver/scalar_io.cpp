@@ -5,186 +5,102 @@
 // data), `size` is a COUNT of the memory datatype the library put in its API context, the file
 // datatype there describes the file layout from `addr`, and the transfer is collective (or
 // individual under a collective view when the collective option says INDIVIDUAL_IO). Otherwise
-// `size` is a byte count and the transfer is independent.
+// `size` is a byte count and the transfer is independent - never a collective call, because
+// metadata reads are often made by rank 0 alone.
 #include "byte_types.hpp"
 #include "collective.hpp"
 #include "error.hpp"
 #include "file.hpp"
+#include "run_io.hpp"
 #include "transfer_state.hpp"
-
-#include <algorithm>
-#include <limits>
 
 namespace mpiio {
 namespace {
 
-constexpr char kNative[] = "native";
+// Local. The library's collective request as the driver's collective transfer sees it.
+CollectiveRequest context_request(haddr_t addr, size_t count, void *buf) {
+    const auto types = transfer_state::coll_datatypes();
+    CollectiveRequest r;
+    r.view_disp = static_cast<MPI_Offset>(addr);
+    r.file = types.file;
+    r.mem_base = buf;
+    r.mem = types.buffer;
+    r.mem_count = static_cast<int>(count); // a count of the memory type: never above INT_MAX here
+    MPI_Count type_size = 0;
+    check_mpi(MPI_Type_size_x(types.buffer, &type_size), "MPI_Type_size_x");
+    r.bytes = static_cast<size_t>(type_size) * count;
+    MPI_Count lb = 0, extent = 0;
+    check_mpi(MPI_Type_get_true_extent_x(types.file, &lb, &extent), "MPI_Type_get_true_extent_x");
+    r.end = addr + static_cast<haddr_t>(lb + extent);
+    return r;
+}
 
-// Collective (MPI_File_set_view is). Runs `transfer` under the file view (addr, ftype), then
-// restores the byte view. A rank whose view failed still joins `transfer` with no data.
-template <class Transfer>
-std::optional<Error> under_view(File *file, haddr_t addr, MPI_Datatype ftype, Transfer &&transfer) {
+// Collective. Rank 0 reads, everyone receives: the library asks for it on small reads of a whole
+// contiguous dataset by every rank.
+void read_on_rank0_and_broadcast(File *file, const CollectiveRequest &r) {
     FileState &st = *file->state;
-    std::optional<Error> error = capture([&] {
-        check_mpi(MPI_File_set_view(file->fh, static_cast<MPI_Offset>(addr), MPI_BYTE, ftype, kNative,
-                                    st.info.get()),
-                  "MPI_File_set_view");
-    });
-    auto transfer_error = capture([&] { transfer(!error.has_value()); });
-    if (!error)
-        error = transfer_error;
-    auto reset_error = capture([&] {
-        check_mpi(MPI_File_set_view(file->fh, 0, MPI_BYTE, MPI_BYTE, kNative, st.info.get()),
-                  "MPI_File_set_view (reset)");
-    });
-    if (!error)
-        error = reset_error;
-    return error;
-}
-
-MPI_Count type_size(MPI_Datatype type) {
-    MPI_Count size = 0;
-    check_mpi(MPI_Type_size_x(type, &size), "MPI_Type_size_x");
-    return size;
-}
-
-MPI_Count elements(const MPI_Status &status, MPI_Datatype type) {
-    MPI_Count n = 0;
-    check_mpi(MPI_Get_elements_x(&status, type, &n), "MPI_Get_elements_x");
-    return n == MPI_UNDEFINED ? 0 : n;
-}
-
-void check_haddr(haddr_t addr, size_t bytes) {
-    if (addr == HADDR_UNDEF || addr > static_cast<haddr_t>(std::numeric_limits<MPI_Offset>::max()) - bytes)
-        throw Error(ErrorKind::Config, "file address out of range for MPI-IO");
+    MPI_Count got = 0;
+    std::optional<Error> error;
+    if (st.rank == 0) {
+        error = capture([&] {
+            check_mpi(MPI_File_set_view(file->fh, r.view_disp, MPI_BYTE, r.file, "native", st.info.get()),
+                      "MPI_File_set_view");
+            MPI_Status status{};
+            {
+                IoTimer timer(st.stats);
+                check_mpi(MPI_File_read_at(file->fh, 0, r.mem_base, r.mem_count, r.mem, &status),
+                          "MPI_File_read_at (rank 0 of read-and-broadcast)");
+            }
+            check_mpi(MPI_Get_elements_x(&status, r.mem, &got), "MPI_Get_elements_x");
+            check_mpi(MPI_File_set_view(file->fh, 0, MPI_BYTE, MPI_BYTE, "native", st.info.get()),
+                      "MPI_File_set_view (reset)");
+        });
+        if (error)
+            got = -1;
+    }
+    check_mpi(MPI_Bcast(&got, 1, MPI_COUNT, 0, st.comm.get()), "MPI_Bcast (bytes read)");
+    if (got >= 0)
+        check_mpi(MPI_Bcast(r.mem_base, r.mem_count, r.mem, 0, st.comm.get()), "MPI_Bcast (data)");
+    agree(st.comm.get(), error);
+    ++st.stats.rank0_bcast_reads;
+    st.stats.bytes_read += static_cast<uint64_t>(got);
+    zero_fill_after(r.mem_base, r.mem_count, r.mem, static_cast<size_t>(got), r.bytes);
 }
 
 } // namespace
 
 void read_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, void *buf) {
-    FileState &st = *file->state;
     if (type == H5FD_MEM_DRAW && transfer_state::xfer_mode() == H5FD_MPIO_COLLECTIVE) {
-        const auto types = transfer_state::coll_datatypes();
-        const int count = static_cast<int>(size); // a count of types.buffer here, never > INT_MAX
-        const bool collective = transfer_state::collective_opt() == H5FD_MPIO_COLLECTIVE_IO;
-        const bool bcast = collective && transfer_state::rank0_bcast();
-        MPI_Count got = 0;
-        auto error = under_view(file, addr, types.file, [&](bool view_ok) {
-            MPI_Status status{};
-            IoTimer timer(st.stats);
-            const int n = view_ok ? count : 0;
-            if (bcast) {
-                // Rank 0 reads, everyone receives: the library chose this for small ALL reads.
-                std::optional<Error> read_error;
-                if (st.rank == 0) {
-                    read_error = capture([&] {
-                        check_mpi(MPI_File_read_at(file->fh, 0, buf, n, types.buffer, &status),
-                                  "MPI_File_read_at (rank 0 of read-and-broadcast)");
-                        got = elements(status, types.buffer);
-                    });
-                    if (read_error)
-                        got = -1;
-                }
-                check_mpi(MPI_Bcast(&got, 1, MPI_COUNT, 0, st.comm.get()), "MPI_Bcast (bytes read)");
-                if (got >= 0)
-                    check_mpi(MPI_Bcast(buf, count, types.buffer, 0, st.comm.get()), "MPI_Bcast (data)");
-                ++st.stats.rank0_bcast_reads;
-                if (read_error)
-                    throw *read_error;
-                if (got < 0)
-                    throw Error(ErrorKind::OtherRank, "rank 0 failed to read the broadcast data");
-            } else if (collective) {
-                check_mpi(MPI_File_read_at_all(file->fh, 0, buf, n, types.buffer, &status),
-                          "MPI_File_read_at_all");
-                got = elements(status, types.buffer);
-                ++st.stats.collective_reads;
-            } else {
-                check_mpi(MPI_File_read_at(file->fh, 0, buf, n, types.buffer, &status), "MPI_File_read_at");
-                got = elements(status, types.buffer);
-                ++st.stats.independent_reads;
-            }
-        });
-        agree(st.comm.get(), error);
-        const MPI_Count total = type_size(types.buffer) * count;
-        st.stats.bytes_read += static_cast<uint64_t>(got);
-        zero_fill_after(buf, count, types.buffer, static_cast<size_t>(got), static_cast<size_t>(total));
+        CollectiveRequest request;
+        std::optional<Error> prep = capture([&] { request = context_request(addr, size, buf); });
+        if (transfer_state::collective_opt() == H5FD_MPIO_COLLECTIVE_IO && transfer_state::rank0_bcast()) {
+            // Every rank needs its datatypes to take part in the broadcast: agree on them first.
+            agree(file->state->comm.get(), prep);
+            read_on_rank0_and_broadcast(file, request);
+        } else {
+            collective_transfer(file, Direction::Read, prep ? CollectiveRequest{} : request, prep);
+        }
         return;
     }
-
-    // Independent: `size` bytes at `addr`; never a collective call (metadata reads are often
-    // done by rank 0 alone).
-    check_haddr(addr, size);
-    ByteRun run = byte_run(size);
-    MPI_Status status{};
-    {
-        IoTimer timer(st.stats);
-        check_mpi(
-            MPI_File_read_at(file->fh, static_cast<MPI_Offset>(addr), buf, run.count, run.type, &status),
-            "MPI_File_read_at");
-    }
-    ++st.stats.independent_reads;
-    const MPI_Count got = elements(status, run.type);
-    st.stats.bytes_read += static_cast<uint64_t>(got);
-    zero_fill_after(buf, run.count, run.type, static_cast<size_t>(got), size);
+    independent_transfer(file, Direction::Read, addr, static_cast<char *>(buf), size);
 }
 
 void write_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, const void *buf) {
     FileState &st = *file->state;
     if (st.read_only)
         throw Error(ErrorKind::Config, "write to a file opened read-only");
+    char *data = const_cast<char *>(static_cast<const char *>(buf)); // MPI takes void*: never written
     if (transfer_state::xfer_mode() == H5FD_MPIO_COLLECTIVE) {
-        const auto types = transfer_state::coll_datatypes();
-        const int count = static_cast<int>(size);
-        const bool collective = transfer_state::collective_opt() == H5FD_MPIO_COLLECTIVE_IO;
-        if (!collective && type != H5FD_MEM_DRAW)
+        if (transfer_state::collective_opt() != H5FD_MPIO_COLLECTIVE_IO && type != H5FD_MEM_DRAW)
             throw Error(ErrorKind::Internal,
                         "metadata write with individual I/O under a collective transfer");
         extend_before_collective_write(file);
-        MPI_Count put = 0;
-        auto error = under_view(file, addr, types.file, [&](bool view_ok) {
-            MPI_Status status{};
-            IoTimer timer(st.stats);
-            const int n = view_ok ? count : 0;
-            if (collective) {
-                check_mpi(MPI_File_write_at_all(file->fh, 0, buf, n, types.buffer, &status),
-                          "MPI_File_write_at_all");
-                ++st.stats.collective_writes;
-            } else {
-                check_mpi(MPI_File_write_at(file->fh, 0, buf, n, types.buffer, &status), "MPI_File_write_at");
-                ++st.stats.independent_writes;
-            }
-            put = elements(status, types.buffer);
-        });
-        if (!error && collective && st.sync_after_collective_write)
-            error = capture([&] {
-                check_mpi(MPI_File_sync(file->fh), "MPI_File_sync");
-                ++st.stats.syncs;
-            });
-        agree(st.comm.get(), error);
-        const MPI_Count total = type_size(types.buffer) * count;
-        if (put != total)
-            throw Error(ErrorKind::Io, "collective write transferred " + std::to_string(put) + " of " +
-                                           std::to_string(total) + " bytes");
-        st.stats.bytes_written += static_cast<uint64_t>(put);
+        CollectiveRequest request;
+        std::optional<Error> prep = capture([&] { request = context_request(addr, size, data); });
+        collective_transfer(file, Direction::Write, prep ? CollectiveRequest{} : request, prep);
         return;
     }
-
-    check_haddr(addr, size);
-    ByteRun run = byte_run(size);
-    MPI_Status status{};
-    {
-        IoTimer timer(st.stats);
-        check_mpi(
-            MPI_File_write_at(file->fh, static_cast<MPI_Offset>(addr), buf, run.count, run.type, &status),
-            "MPI_File_write_at");
-    }
-    ++st.stats.independent_writes;
-    const MPI_Count put = elements(status, run.type);
-    if (static_cast<size_t>(put) != size)
-        throw Error(ErrorKind::Io, "write of " + std::to_string(size) + " bytes at address " +
-                                       std::to_string(addr) + " transferred only " + std::to_string(put));
-    st.stats.bytes_written += size;
-    st.eof = std::max<haddr_t>(st.eof, addr + size);
+    independent_transfer(file, Direction::Write, addr, data, size);
 }
 
 } // namespace mpiio

@@ -1,0 +1,384 @@
+// Error paths of the plugin. Every case must end with an HDF5 error on EVERY rank (nobody hangs,
+// nobody crashes), and the error stack - read right after the failing call - must name the
+// problem. If the ranks disagree about the outcome the program aborts at once instead of hanging
+// in the next collective call.
+#include "common.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace mpiio_test;
+
+namespace {
+
+constexpr uid_t kNobody = 65534;
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+// true iff `text` contains any of `words` (case-insensitive).
+bool mentions(const std::string &text, std::initializer_list<std::string> words) {
+    const std::string t = lower(text);
+    for (const auto &w : words)
+        if (t.find(lower(w)) != std::string::npos)
+            return true;
+    return false;
+}
+
+// Aborts the whole job when the ranks disagree on `failed` (the next collective call would hang).
+void require_same_outcome(bool failed, const char *what) {
+    int mine = failed ? 1 : 0, lo = 0, hi = 0;
+    MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (lo != hi) {
+        std::fprintf(
+            stderr,
+            "[rank %d] FATAL: '%s' %s on this rank but not on every rank; aborting instead of hanging\n",
+            world_rank(), what, failed ? "failed" : "succeeded");
+        std::fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+}
+
+// MPIIO_TEST_SHOW_ERRORS=1 prints each error stack text (rank 0) to review the messages.
+void show(const char *what, const std::string &text) {
+    if (std::getenv("MPIIO_TEST_SHOW_ERRORS") != nullptr && world_rank() == 0)
+        std::fprintf(stderr, "---- %s:\n%s", what, text.c_str());
+}
+
+// Runs a call returning an hid_t that must fail on every rank; returns the error stack text read
+// right after it. A file id that was (wrongly) opened everywhere is closed again.
+template <class Call> std::string fails_everywhere(const char *what, Call &&call) {
+    QuietErrors quiet;
+    const hid_t id = call();
+    const std::string text = error_stack_text(); // before any other HDF5 call clears the stack
+    show(what, text);
+    require_same_outcome(id < 0, what);
+    EXPECT_LT(id, 0) << what << " succeeded";
+    if (id >= 0)
+        H5Idec_ref(id);
+    return text;
+}
+
+// The same for herr_t calls.
+template <class Call> std::string status_fails_everywhere(const char *what, Call &&call) {
+    QuietErrors quiet;
+    const herr_t status = call();
+    const std::string text = error_stack_text();
+    show(what, text);
+    require_same_outcome(status < 0, what);
+    EXPECT_LT(status, 0) << what << " succeeded";
+    return text;
+}
+
+// Creates a small valid file through the plugin (collective) and returns its path.
+std::string make_file(const std::string &dir, const char *stem) {
+    const std::string path = dir + "/" + stem + ".h5";
+    Hid fapl = make_fapl(Driver::Mpiio);
+    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    EXPECT_TRUE(all_ranks(file.valid())) << error_stack_text();
+    return path;
+}
+
+// Switches the effective uid of this process for a scope (root only) and back.
+class EffectiveUid {
+public:
+    explicit EffectiveUid(uid_t uid) : ok_(seteuid(uid) == 0) {}
+    ~EffectiveUid() {
+        if (ok_ && seteuid(0) != 0)
+            std::perror("seteuid(0)");
+    }
+    bool ok() const { return ok_; }
+
+private:
+    bool ok_;
+};
+
+// A hang in an error path is a failure too, but waiting for ctest's timeout (and losing every
+// later test of the program) is expensive: each test runs under a watchdog that ends the process
+// (and so the whole MPI job) with a message naming the test.
+constexpr unsigned kWatchdogSeconds = 30;
+char g_watchdog_message[512];
+
+extern "C" void watchdog_fired(int) {
+    const ssize_t ignored = write(2, g_watchdog_message, std::strlen(g_watchdog_message));
+    (void)ignored;
+    _exit(124);
+}
+
+class Errors : public testing::Test {
+protected:
+    void SetUp() override {
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+        const auto *info = testing::UnitTest::GetInstance()->current_test_info();
+        std::snprintf(g_watchdog_message, sizeof g_watchdog_message,
+                      "\n[rank %d] WATCHDOG: %s.%s still running after %u s: a rank hangs in an error path\n",
+                      world_rank(), info->test_suite_name(), info->name(), kWatchdogSeconds);
+        std::signal(SIGALRM, watchdog_fired);
+        alarm(kWatchdogSeconds);
+    }
+    void TearDown() override { alarm(0); }
+};
+
+TEST_F(Errors, UnknownConfigKeyIsNamed) {
+    const std::string dir = test_dir();
+    FaplOptions opt;
+    opt.config = "sync=never;bogus=1";
+    Hid fapl = make_fapl(Driver::Mpiio, opt);
+    const std::string path = dir + "/bogus.h5";
+    std::string text = fails_everywhere("H5Fcreate with config bogus=1", [&] {
+        return H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    });
+    EXPECT_TRUE(mentions(text, {"bogus"})) << text;
+    EXPECT_FALSE(exists_on_rank0(path)) << "a file was created despite the bad configuration";
+
+    const std::string existing = make_file(dir, "existing");
+    text = fails_everywhere("H5Fopen with config bogus=1",
+                            [&] { return H5Fopen(existing.c_str(), H5F_ACC_RDONLY, fapl); });
+    EXPECT_TRUE(mentions(text, {"bogus"})) << text;
+    text = status_fails_everywhere("H5Fdelete with config bogus=1",
+                                   [&] { return H5Fdelete(existing.c_str(), fapl); });
+    EXPECT_TRUE(mentions(text, {"bogus"})) << text;
+    EXPECT_TRUE(exists_on_rank0(existing));
+}
+
+TEST_F(Errors, BadConfigValueIsNamed) {
+    const std::string dir = test_dir();
+    FaplOptions opt;
+    opt.config = "sync=sometimes";
+    Hid fapl = make_fapl(Driver::Mpiio, opt);
+    const std::string path = dir + "/badvalue.h5";
+    const std::string text = fails_everywhere("H5Fcreate with sync=sometimes", [&] {
+        return H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    });
+    EXPECT_TRUE(mentions(text, {"sync"})) << text;
+    EXPECT_TRUE(mentions(text, {"sometimes"})) << text;
+}
+
+TEST_F(Errors, ConfigDifferingBetweenRanks) {
+    if (world_size() < 2)
+        GTEST_SKIP() << "needs 2 ranks";
+    const std::string dir = test_dir();
+    FaplOptions opt;
+    opt.config = world_rank() == 0 ? "stats=summary" : "";
+    Hid fapl = make_fapl(Driver::Mpiio, opt);
+    const std::string path = dir + "/differ.h5";
+    const std::string text = fails_everywhere("H5Fcreate with per-rank configs", [&] {
+        return H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    });
+    EXPECT_TRUE(mentions(text, {"differ"})) << text;
+}
+
+// Every key takes part in the agreement: rank 0 and the others differ in one key only.
+struct ConfigPair {
+    const char *rank0, *others;
+};
+void PrintTo(const ConfigPair &p, std::ostream *os) { *os << "'" << p.rank0 << "' vs '" << p.others << "'"; }
+
+class ErrorsConfigPair : public Errors, public testing::WithParamInterface<ConfigPair> {};
+
+TEST_P(ErrorsConfigPair, EveryKeyMustAgreeBetweenRanks) {
+    if (world_size() < 2)
+        GTEST_SKIP() << "needs 2 ranks";
+    const ConfigPair pair = GetParam();
+    FaplOptions opt;
+    opt.config = world_rank() == 0 ? pair.rank0 : pair.others;
+    Hid fapl = make_fapl(Driver::Mpiio, opt);
+    const std::string path = test_dir() + "/pair.h5";
+    const std::string text = fails_everywhere("H5Fcreate with configs differing in one key", [&] {
+        return H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    });
+    EXPECT_TRUE(mentions(text, {"differ"})) << text;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OneKey, ErrorsConfigPair,
+    testing::Values(ConfigPair{"comm=self", "comm=world"}, ConfigPair{"sync=flush", "sync=never"},
+                    ConfigPair{"stats=summary", "stats=off"}, ConfigPair{"staging_buffer=64K", ""},
+                    ConfigPair{"sieve_gap=0", ""}, ConfigPair{"chunk_opt=linked", "chunk_opt=multi"},
+                    ConfigPair{"chunk_opt=default", ""}, ConfigPair{"chunk_opt_num=0", ""},
+                    ConfigPair{"chunk_opt_ratio=10", "chunk_opt_ratio=90"},
+                    ConfigPair{"hint.cb_nodes=1", ""}),
+    [](const testing::TestParamInfo<ConfigPair> &info) {
+        std::string name =
+            std::string(info.param.rank0) + "_vs_" + (*info.param.others ? info.param.others : "defaults");
+        for (char &c : name)
+            if (!std::isalnum(static_cast<unsigned char>(c)))
+                c = '_';
+        return name;
+    });
+
+TEST_F(Errors, OneRankWithBadConfigFailsEveryRank) {
+    if (world_size() < 2)
+        GTEST_SKIP() << "needs 2 ranks";
+    const std::string dir = test_dir();
+    FaplOptions opt;
+    opt.config = world_rank() == 1 ? "bogus=1" : nullptr;
+    Hid fapl = make_fapl(Driver::Mpiio, opt);
+    const std::string path = dir + "/onebad.h5";
+    const std::string text = fails_everywhere("H5Fcreate, rank 1 bad config", [&] {
+        return H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    });
+    // every rank reports the real cause, not only "another rank failed"
+    EXPECT_TRUE(mentions(text, {"bogus"})) << text;
+}
+
+TEST_F(Errors, MissingFileOpenedReadOnly) {
+    const std::string path = test_dir() + "/does-not-exist.h5";
+    Hid fapl = make_fapl(Driver::Mpiio);
+    const std::string text = fails_everywhere("H5Fopen of a missing file",
+                                              [&] { return H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl); });
+    EXPECT_TRUE(mentions(text, {path})) << text;
+    EXPECT_TRUE(mentions(text, {"no such file", "does not exist", "not exist"})) << text;
+    EXPECT_FALSE(exists_on_rank0(path)) << "a read-only open created the file";
+}
+
+TEST_F(Errors, PathInNonexistentDirectory) {
+    const std::string path = test_dir() + "/no/such/directory/file.h5";
+    Hid fapl = make_fapl(Driver::Mpiio);
+    const std::string text = fails_everywhere("H5Fcreate in a missing directory", [&] {
+        return H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    });
+    EXPECT_TRUE(mentions(text, {path})) << text;
+    EXPECT_TRUE(mentions(text, {"no such file", "does not exist", "not exist", "directory"})) << text;
+}
+
+TEST_F(Errors, ExclusiveCreateOfExistingFileNamesIt) {
+    const std::string dir = test_dir();
+    const std::string path = make_file(dir, "exists");
+    Hid fapl = make_fapl(Driver::Mpiio);
+    const std::string text = fails_everywhere("H5Fcreate EXCL of an existing file", [&] {
+        return H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    });
+    EXPECT_TRUE(mentions(text, {path})) << text;
+    EXPECT_TRUE(mentions(text, {"exist"})) << text;
+}
+
+TEST_F(Errors, PermissionDenied) {
+    const std::string dir = test_dir();
+    const std::string path = make_file(dir, "readonly");
+    if (world_rank() == 0) {
+        EXPECT_EQ(chmod(path.c_str(), 0400), 0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    Hid fapl = make_fapl(Driver::Mpiio);
+    std::string text;
+    if (geteuid() == 0) {
+        // root bypasses permission bits: open as "nobody" on every rank
+        bool switched = false;
+        {
+            EffectiveUid nobody(kNobody);
+            switched = nobody.ok();
+            if (all_ranks(switched))
+                text = fails_everywhere("H5Fopen RDWR as nobody",
+                                        [&] { return H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl); });
+        }
+        if (!all_ranks(switched))
+            GTEST_SKIP() << "seteuid(" << kNobody << ") failed";
+    } else {
+        text = fails_everywhere("H5Fopen RDWR of a 0400 file",
+                                [&] { return H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl); });
+    }
+    EXPECT_TRUE(mentions(text, {path})) << text;
+    EXPECT_TRUE(mentions(text, {"permission", "access"})) << text;
+}
+
+TEST_F(Errors, OneRankWithoutPermissionFailsEveryRank) {
+    if (world_size() < 2 || geteuid() != 0)
+        GTEST_SKIP() << "needs 2 ranks and root (to take one rank's permission away with seteuid)";
+    const std::string dir = test_dir();
+    const std::string path = make_file(dir, "rank1_denied");
+    if (world_rank() == 0) {
+        EXPECT_EQ(chmod(path.c_str(), 0600), 0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    Hid fapl = make_fapl(Driver::Mpiio);
+    std::string text;
+    {
+        EffectiveUid who(world_rank() == 1 ? kNobody : 0);
+        ASSERT_TRUE(all_ranks(who.ok()));
+        text = fails_everywhere("H5Fopen RDWR, rank 1 without permission",
+                                [&] { return H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl); });
+    }
+    EXPECT_TRUE(mentions(text, {"permission", "access"})) << text;
+    // the file is still intact and usable by everyone afterwards
+    Hid file(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl));
+    EXPECT_TRUE(all_ranks(file.valid())) << error_stack_text();
+}
+
+TEST_F(Errors, FullDiskFailsWriteOrClose) {
+    const std::string path = test_dir() + "/full.h5";
+    const rlim_t limit = 64 * 1024;
+    const hsize_t per_rank = 256 * 1024 / sizeof(int); // 256 KiB per rank, far beyond the limit
+    Hid fapl = make_fapl(Driver::Mpiio);
+    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
+    const hsize_t dims[1] = {per_rank * static_cast<hsize_t>(world_size())};
+    Hid fspace(H5Screate_simple(1, dims, nullptr));
+    Hid dset(H5Dcreate2(file, "big", H5T_STD_I32LE, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    ASSERT_TRUE(all_ranks(dset.valid()));
+    const hsize_t start[1] = {per_rank * static_cast<hsize_t>(world_rank())}, count[1] = {per_rank};
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    Hid mspace(H5Screate_simple(1, count, nullptr));
+    std::vector<int> data(per_rank, 42);
+    Hid dxpl = make_dxpl(H5FD_MPIO_INDEPENDENT);
+
+    // Files may not grow beyond `limit` bytes; SIGXFSZ ignored so write() fails with EFBIG.
+    rlimit saved{};
+    getrlimit(RLIMIT_FSIZE, &saved);
+    auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit small = saved;
+    small.rlim_cur = limit;
+    if (!all_ranks(setrlimit(RLIMIT_FSIZE, &small) == 0)) {
+        setrlimit(RLIMIT_FSIZE, &saved);
+        std::signal(SIGXFSZ, old_handler);
+        GTEST_SKIP() << "cannot lower RLIMIT_FSIZE";
+    }
+
+    std::string write_text, close_text;
+    bool write_failed = false, close_failed = false;
+    {
+        QuietErrors quiet;
+        write_failed = H5Dwrite(dset, H5T_NATIVE_INT, mspace, fspace, dxpl, data.data()) < 0;
+        if (write_failed)
+            write_text = error_stack_text();
+        dset.reset();
+        const bool write_failed_anywhere = !all_ranks(!write_failed);
+        close_failed = H5Fclose(file.get()) < 0;
+        if (close_failed)
+            close_text = error_stack_text();
+        require_same_outcome(close_failed, "H5Fclose with a full disk");
+        EXPECT_TRUE(write_failed_anywhere || close_failed) << "writing far beyond RLIMIT_FSIZE succeeded";
+    }
+    setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, old_handler);
+    if (close_failed && H5Iis_valid(file.get()) > 0) {
+        // a failed close can leave the id open: closing it again (with room now) must not hang
+        QuietErrors quiet;
+        H5Fclose(file.get());
+    }
+    file.release();
+    const std::string text = write_text + close_text;
+    show("H5Dwrite + H5Fclose beyond RLIMIT_FSIZE", text);
+    EXPECT_TRUE(mentions(text, {"too large", "no space", "quota", "write", "set_size", "transferred"}))
+        << text;
+    if (write_failed) {
+        EXPECT_TRUE(mentions(write_text, {"mpiio", "MPI_File"})) << write_text;
+    }
+}
+
+} // namespace

@@ -1,0 +1,165 @@
+// The driver's per-file statistics (H5Fget_mpiio_stats from include/h5fd_mpiio.h): collective and
+// independent transfers are counted where they happen, bytes add up, syncs follow the sync
+// policy, and stats=summary prints one summary on rank 0 at close.
+#include "common.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace mpiio_test;
+
+namespace {
+
+constexpr hsize_t kPerRank = 4096; // ints per rank
+
+struct Dataset {
+    Hid dset, fspace, mspace;
+    std::vector<int> values;
+};
+
+Dataset make_dataset(hid_t file, const char *name) {
+    const int rank = world_rank(), size = world_size();
+    Dataset d;
+    const hsize_t dims[1] = {kPerRank * static_cast<hsize_t>(size)};
+    d.fspace = Hid(H5Screate_simple(1, dims, nullptr));
+    d.dset = Hid(H5Dcreate2(file, name, H5T_STD_I32LE, d.fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    const hsize_t start[1] = {kPerRank * static_cast<hsize_t>(rank)}, count[1] = {kPerRank};
+    H5Sselect_hyperslab(d.fspace, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    d.mspace = Hid(H5Screate_simple(1, count, nullptr));
+    d.values = values_at<int>(hyperslab_indices({dims[0]}, {start[0]}, {1}, {kPerRank}));
+    return d;
+}
+
+TEST(Stats, CountCollectiveAndIndependentTransfers) {
+    const std::string path = test_dir() + "/stats.h5";
+    Hid fapl = make_fapl(Driver::Mpiio);
+    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    ASSERT_TRUE(all_ranks(file.valid()));
+    Dataset a = make_dataset(file, "a");
+    Dataset b = make_dataset(file, "b");
+    ASSERT_TRUE(all_ranks(a.dset.valid() && b.dset.valid()));
+    const uint64_t my_bytes = kPerRank * sizeof(int);
+
+    const auto s0 = stats_of(file);
+    Hid coll = make_dxpl(H5FD_MPIO_COLLECTIVE);
+    EXPECT_TRUE(all_ranks(H5Dwrite(a.dset, H5T_NATIVE_INT, a.mspace, a.fspace, coll, a.values.data()) >= 0));
+    const auto s1 = stats_of(file);
+    EXPECT_GT(s1.collective_writes, s0.collective_writes)
+        << "collective H5Dwrite did no collective MPI write";
+    EXPECT_EQ(s1.independent_writes, s0.independent_writes);
+    EXPECT_GE(s1.bytes_written - s0.bytes_written, my_bytes);
+
+    Hid indep = make_dxpl(H5FD_MPIO_INDEPENDENT);
+    EXPECT_TRUE(all_ranks(H5Dwrite(b.dset, H5T_NATIVE_INT, b.mspace, b.fspace, indep, b.values.data()) >= 0));
+    const auto s2 = stats_of(file);
+    EXPECT_GT(s2.independent_writes, s1.independent_writes)
+        << "independent H5Dwrite did no independent MPI write";
+    EXPECT_EQ(s2.collective_writes, s1.collective_writes);
+    EXPECT_GE(s2.bytes_written - s1.bytes_written, my_bytes);
+
+    std::vector<int> back(kPerRank, -1);
+    EXPECT_TRUE(all_ranks(H5Dread(a.dset, H5T_NATIVE_INT, a.mspace, a.fspace, coll, back.data()) >= 0));
+    EXPECT_EQ(back, a.values);
+    const auto s3 = stats_of(file);
+    EXPECT_GT(s3.collective_reads + s3.rank0_bcast_reads, s2.collective_reads + s2.rank0_bcast_reads);
+    EXPECT_GE(s3.bytes_read - s2.bytes_read, my_bytes);
+
+    std::fill(back.begin(), back.end(), -1);
+    EXPECT_TRUE(all_ranks(H5Dread(b.dset, H5T_NATIVE_INT, b.mspace, b.fspace, indep, back.data()) >= 0));
+    EXPECT_EQ(back, b.values);
+    const auto s4 = stats_of(file);
+    EXPECT_GT(s4.independent_reads, s3.independent_reads);
+    EXPECT_EQ(s4.collective_reads, s3.collective_reads);
+    EXPECT_GE(s4.bytes_read - s3.bytes_read, my_bytes);
+    EXPECT_GE(s4.seconds_in_mpi_io, 0.0);
+}
+
+TEST(Stats, BuiltinFilesHaveNoPluginStatistics) {
+    const std::string path = test_dir() + "/builtin.h5";
+    Hid fapl = make_fapl(Driver::Mpio);
+    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    ASSERT_TRUE(all_ranks(file.valid()));
+    H5FD_mpiio_stats_t st{};
+    EXPECT_LT(H5Fget_mpiio_stats(file, &st), 0);
+    EXPECT_LT(H5Fget_mpiio_stats(file, nullptr), 0);
+}
+
+TEST(Stats, SyncFollowsThePolicy) {
+    const std::string dir = test_dir();
+    for (const char *config : {"sync=auto", "sync=flush", "sync=never"}) {
+        SCOPED_TRACE(config);
+        FaplOptions opt;
+        opt.config = config;
+        Hid fapl = make_fapl(Driver::Mpiio, opt);
+        const std::string path = dir + "/sync_" + std::string(config + 5) + ".h5";
+        Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+        ASSERT_TRUE(all_ranks(file.valid()));
+        Dataset a = make_dataset(file, "a");
+        Hid coll = make_dxpl(H5FD_MPIO_COLLECTIVE);
+        EXPECT_TRUE(
+            all_ranks(H5Dwrite(a.dset, H5T_NATIVE_INT, a.mspace, a.fspace, coll, a.values.data()) >= 0));
+        const auto before = stats_of(file);
+        EXPECT_TRUE(all_ranks(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0));
+        const auto after = stats_of(file);
+        if (std::string(config) == "sync=never") {
+            EXPECT_EQ(after.syncs, 0u);
+        } else {
+            EXPECT_GT(after.syncs, before.syncs) << "H5Fflush did not sync";
+        }
+    }
+}
+
+// Captures what this process writes to stderr (fd 2) while `body` runs.
+template <class Body> std::string capture_stderr(Body &&body) {
+    char name[] = "/tmp/mpiio-stats-XXXXXX";
+    const int fd = mkstemp(name);
+    if (fd < 0)
+        return "<mkstemp failed>";
+    std::fflush(stderr);
+    const int saved = dup(2);
+    dup2(fd, 2);
+    body();
+    std::fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    std::ifstream in(name);
+    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    std::remove(name);
+    return text;
+}
+
+TEST(Stats, SummaryIsPrintedOnceByRankZeroAtClose) {
+    const std::string path = test_dir() + "/summary.h5";
+    FaplOptions opt;
+    opt.config = "stats=summary";
+    Hid fapl = make_fapl(Driver::Mpiio, opt);
+    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    ASSERT_TRUE(all_ranks(file.valid()));
+    {
+        Dataset a = make_dataset(file, "a");
+        Hid coll = make_dxpl(H5FD_MPIO_COLLECTIVE);
+        EXPECT_TRUE(
+            all_ranks(H5Dwrite(a.dset, H5T_NATIVE_INT, a.mspace, a.fspace, coll, a.values.data()) >= 0));
+    }
+    herr_t closed = -1;
+    const std::string text = capture_stderr([&] { closed = H5Fclose(file.release()); });
+    EXPECT_GE(closed, 0);
+    if (world_rank() == 0) {
+        EXPECT_NE(text.find("mpiio stats: " + path), std::string::npos) << text;
+        EXPECT_NE(text.find("(" + std::to_string(world_size()) + " ranks"), std::string::npos) << text;
+        // exactly one summary
+        EXPECT_EQ(text.find("mpiio stats:"), text.rfind("mpiio stats:")) << text;
+    } else {
+        EXPECT_EQ(text.find("mpiio stats"), std::string::npos) << "only rank 0 prints: " << text;
+    }
+}
+
+} // namespace

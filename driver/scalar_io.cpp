@@ -36,31 +36,36 @@ CollectiveRequest context_request(haddr_t addr, size_t count, void *buf) {
 }
 
 // Collective. Rank 0 reads, everyone receives: the library asks for it on small reads of a whole
-// contiguous dataset by every rank.
+// contiguous dataset by every rank. The file view is collective, so every rank sets and resets it.
 void read_on_rank0_and_broadcast(File *file, const CollectiveRequest &r) {
     FileState &st = *file->state;
     MPI_Count got = 0;
-    std::optional<Error> error;
-    if (st.rank == 0) {
+    std::optional<Error> error = capture([&] {
+        check_mpi(MPI_File_set_view(file->fh, r.view_disp, MPI_BYTE, r.file, "native", st.info.get()),
+                  "MPI_File_set_view");
+    });
+    if (st.rank == 0 && !error) {
         error = capture([&] {
-            check_mpi(MPI_File_set_view(file->fh, r.view_disp, MPI_BYTE, r.file, "native", st.info.get()),
-                      "MPI_File_set_view");
             MPI_Status status{};
-            {
-                IoTimer timer(st.stats);
-                check_mpi(MPI_File_read_at(file->fh, 0, r.mem_base, r.mem_count, r.mem, &status),
-                          "MPI_File_read_at (rank 0 of read-and-broadcast)");
-            }
+            IoTimer timer(st.stats);
+            check_mpi(MPI_File_read_at(file->fh, 0, r.mem_base, r.mem_count, r.mem, &status),
+                      "MPI_File_read_at (rank 0 of read-and-broadcast)");
             check_mpi(MPI_Get_elements_x(&status, r.mem, &got), "MPI_Get_elements_x");
-            check_mpi(MPI_File_set_view(file->fh, 0, MPI_BYTE, MPI_BYTE, "native", st.info.get()),
-                      "MPI_File_set_view (reset)");
         });
-        if (error)
-            got = -1;
     }
+    if (st.rank == 0 && error)
+        got = -1;
+    auto reset_error = capture([&] {
+        check_mpi(MPI_File_set_view(file->fh, 0, MPI_BYTE, MPI_BYTE, "native", st.info.get()),
+                  "MPI_File_set_view (reset)");
+    });
+    if (!error)
+        error = reset_error;
     check_mpi(MPI_Bcast(&got, 1, MPI_COUNT, 0, st.comm.get()), "MPI_Bcast (bytes read)");
     if (got >= 0)
         check_mpi(MPI_Bcast(r.mem_base, r.mem_count, r.mem, 0, st.comm.get()), "MPI_Bcast (data)");
+    else if (!error)
+        error = Error(ErrorKind::OtherRank, "rank 0 failed to read the data to broadcast");
     agree(st.comm.get(), error);
     ++st.stats.rank0_bcast_reads;
     st.stats.bytes_read += static_cast<uint64_t>(got);

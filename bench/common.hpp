@@ -1,0 +1,54 @@
+// Shared vocabulary of the driver benchmark: drivers, modes, fatal errors.
+#pragma once
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+namespace bench {
+
+// The three ways the same bytes reach the file.
+enum class Driver { Mpio, Mpiio, Raw };
+constexpr int kNumDrivers = 3;
+const char *driver_name(Driver d); // "mpio", "mpiio", "raw"
+
+// Transfer and metadata modes of a case.
+struct Mode {
+    bool coll_data = true;    // H5Pset_dxpl_mpio(COLLECTIVE) / MPI_File_*_all
+    bool coll_md = true;      // H5Pset_all_coll_metadata_ops + H5Pset_coll_metadata_write
+    std::string name() const; // coll | ind | cd (coll data, ind md) | cm (ind data, coll md)
+};
+bool parse_mode(const std::string &s, Mode &out);
+
+int rank();
+int nranks();
+
+// Prints "[rank r] FATAL: what" to stderr and aborts the whole job (used for HDF5 and MPI
+// errors, after which ranks may disagree about which collective comes next).
+[[noreturn]] void fatal(const std::string &what);
+
+// Checks for HDF5 calls (negative return = failure) and MPI calls (non-success).
+#define BENCH_H5(call)                                                                                       \
+    ([&]() {                                                                                                 \
+        auto bench_rv_ = (call);                                                                             \
+        if (bench_rv_ < 0)                                                                                   \
+            ::bench::fatal(std::string("HDF5 call failed: ") + #call + " (" + __FILE__ + ":" +               \
+                           std::to_string(__LINE__) + ")");                                                  \
+        return bench_rv_;                                                                                    \
+    }())
+#define BENCH_MPI(call)                                                                                      \
+    do {                                                                                                     \
+        int bench_rc_ = (call);                                                                              \
+        if (bench_rc_ != MPI_SUCCESS)                                                                        \
+            ::bench::mpi_fatal(bench_rc_, #call, __FILE__, __LINE__);                                        \
+    } while (0)
+[[noreturn]] void mpi_fatal(int rc, const char *call, const char *file, int line);
+
+// Context printed with a fatal error: which case / driver / phase was running, and a command
+// line that reproduces just that case with just that driver.
+void set_context(const std::string &ctx, const std::string &repro = "");
+const std::string &context();
+
+} // namespace bench

@@ -1,0 +1,362 @@
+// The HDF5 kernel: the same h5bench-style file written and read through either driver.
+#include "kernel.hpp"
+#include "values.hpp"
+
+#include <cstdio>
+
+namespace bench {
+
+namespace {
+
+hid_t make_particle_type() {
+    hid_t t = BENCH_H5(H5Tcreate(H5T_COMPOUND, sizeof(Particle)));
+    for (int f = 0; f < kNumFields; ++f)
+        BENCH_H5(
+            H5Tinsert(t, kFieldNames[f], particle_offset(f), f == kId1 ? H5T_NATIVE_INT : H5T_NATIVE_FLOAT));
+    return t;
+}
+
+hid_t make_member_type(int f) {
+    hid_t t = BENCH_H5(H5Tcreate(H5T_COMPOUND, 4));
+    BENCH_H5(H5Tinsert(t, kFieldNames[f], 0, f == kId1 ? H5T_NATIVE_INT : H5T_NATIVE_FLOAT));
+    return t;
+}
+
+std::vector<hsize_t> hs(const std::vector<uint64_t> &v) { return {v.begin(), v.end()}; }
+
+double now() { return MPI_Wtime(); }
+
+PhaseTimes reduce_times(double local, double data) {
+    double in[2] = {local, data}, out[2] = {0, 0};
+    BENCH_MPI(MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    return PhaseTimes{out[0], out[1]};
+}
+
+void sum_stats(const H5FD_mpiio_stats_t &in, H5FD_mpiio_stats_t &out) {
+    std::vector<uint64_t> a, b;
+#define BENCH_PACK(field) a.push_back(in.field);
+    BENCH_MPIIO_STATS_U64(BENCH_PACK)
+#undef BENCH_PACK
+    b.resize(a.size());
+    BENCH_MPI(
+        MPI_Allreduce(a.data(), b.data(), static_cast<int>(a.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
+    out = in;
+    size_t i = 0;
+#define BENCH_UNPACK(field) out.field = b[i++];
+    BENCH_MPIIO_STATS_U64(BENCH_UNPACK)
+#undef BENCH_UNPACK
+    BENCH_MPI(
+        MPI_Allreduce(&in.seconds_in_mpi_io, &out.seconds_in_mpi_io, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+}
+
+void probe_dxpl(hid_t dxpl, Probe *probe) {
+    if (probe == nullptr)
+        return;
+    H5D_mpio_actual_io_mode_t io = H5D_MPIO_NO_COLLECTIVE;
+    uint32_t local = 0, global = 0, sel = 0;
+    BENCH_H5(H5Pget_mpio_actual_io_mode(dxpl, &io));
+    BENCH_H5(H5Pget_mpio_no_collective_cause(dxpl, &local, &global));
+    BENCH_H5(H5Pget_actual_selection_io_mode(dxpl, &sel));
+    probe->valid = true;
+    probe->io_modes |= 1u << static_cast<unsigned>(io);
+    probe->no_coll_cause_global |= global;
+    probe->selection_modes |= sel;
+}
+
+} // namespace
+
+std::string Probe::describe() const {
+    if (!valid)
+        return "";
+    std::string s;
+    auto add = [&](const char *x) { s += s.empty() ? x : std::string("+") + x; };
+    if (io_modes & (1u << H5D_MPIO_NO_COLLECTIVE))
+        add("no-collective");
+    if (io_modes & (1u << H5D_MPIO_CHUNK_INDEPENDENT))
+        add("chunk-independent");
+    if (io_modes & (1u << H5D_MPIO_CHUNK_COLLECTIVE))
+        add("chunk-collective");
+    if (io_modes & (1u << H5D_MPIO_CHUNK_MIXED))
+        add("chunk-mixed");
+    if (io_modes & (1u << H5D_MPIO_CONTIGUOUS_COLLECTIVE))
+        add("contiguous-collective");
+    std::string sel;
+    if (selection_modes & H5D_SCALAR_IO)
+        sel += sel.empty() ? "scalar" : "+scalar";
+    if (selection_modes & H5D_VECTOR_IO)
+        sel += sel.empty() ? "vector" : "+vector";
+    if (selection_modes & H5D_SELECTION_IO)
+        sel += sel.empty() ? "selection" : "+selection";
+    s += "; driver calls: " + (sel.empty() ? std::string("none") : sel);
+    if (no_coll_cause_global != 0) {
+        std::string c;
+        auto cause = [&](uint32_t bit, const char *name) {
+            if (no_coll_cause_global & bit)
+                c += c.empty() ? name : std::string(",") + name;
+        };
+        cause(H5D_MPIO_SET_INDEPENDENT, "independent-requested");
+        cause(H5D_MPIO_DATATYPE_CONVERSION, "type-conversion");
+        cause(H5D_MPIO_DATA_TRANSFORMS, "data-transform");
+        cause(H5D_MPIO_MPI_OPT_TYPES_ENV_VAR_DISABLED, "mpi-opt-types-disabled");
+        cause(H5D_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES, "not-simple-dataspace");
+        cause(H5D_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET, "not-contiguous-or-chunked");
+        cause(H5D_MPIO_PARALLEL_FILTERED_WRITES_DISABLED, "filtered-writes-disabled");
+        cause(H5D_MPIO_ERROR_WHILE_CHECKING_COLLECTIVE_POSSIBLE, "error-checking");
+        cause(H5D_MPIO_NO_SELECTION_IO, "no-selection-io");
+        s += "; not collective because: " + c;
+    }
+    return s;
+}
+
+H5Kernel::H5Kernel(const CaseSpec &c, const std::string &plugin_config) : c_(c), config_(plugin_config) {
+    particle_ = make_particle_type();
+    for (int f = 0; f < kNumFields; ++f)
+        members_.push_back(make_member_type(f));
+    gcpl_ = BENCH_H5(H5Pcreate(H5P_GROUP_CREATE));
+    BENCH_H5(H5Pset_obj_track_times(gcpl_, false));
+    dxpl_ = BENCH_H5(H5Pcreate(H5P_DATASET_XFER));
+    BENCH_H5(H5Pset_dxpl_mpio(dxpl_, c.mode.coll_data ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT));
+    const hsize_t four = 4;
+    attr_space_ = BENCH_H5(H5Screate_simple(1, &four, nullptr));
+
+    for (const DsetSpec &d : c.dsets) {
+        hid_t ft = -1;
+        switch (d.ftype) {
+        case FileType::Native:
+            ft = BENCH_H5(H5Tcopy(d.field == kId1 ? H5T_NATIVE_INT : H5T_NATIVE_FLOAT));
+            break;
+        case FileType::Particle:
+            ft = BENCH_H5(H5Tcopy(particle_));
+            break;
+        case FileType::Member:
+            ft = BENCH_H5(H5Tcopy(members_[static_cast<size_t>(d.field)]));
+            break;
+        }
+        ftypes_.push_back(ft);
+        const auto dims = hs(d.dims);
+        fspaces_.push_back(BENCH_H5(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr)));
+        hid_t dcpl = BENCH_H5(H5Pcreate(H5P_DATASET_CREATE));
+        BENCH_H5(H5Pset_obj_track_times(dcpl, false));
+        if (!d.chunk.empty()) {
+            const auto ch = hs(d.chunk);
+            BENCH_H5(H5Pset_chunk(dcpl, static_cast<int>(ch.size()), ch.data()));
+            if (d.deflate > 0)
+                BENCH_H5(H5Pset_deflate(dcpl, static_cast<unsigned>(d.deflate)));
+        }
+        dcpls_.push_back(dcpl);
+    }
+
+    for (const Access &a : c.accesses) {
+        const DsetSpec &d = c.dsets[static_cast<size_t>(a.dset)];
+        hid_t mt = -1;
+        if (a.mem == MemKind::Record || a.mem == MemKind::Member)
+            mt = BENCH_H5(H5Tcopy(particle_)); // h5bench passes the whole record type
+        else if (d.ftype == FileType::Particle)
+            mt = BENCH_H5(H5Tcopy(members_[static_cast<size_t>(a.field)])); // one field of the record
+        else
+            mt = BENCH_H5(H5Tcopy(a.field == kId1 ? H5T_NATIVE_INT : H5T_NATIVE_FLOAT));
+        mtypes_.push_back(mt);
+        const auto md = hs(a.mem_dims.empty() ? std::vector<uint64_t>{a.count} : a.mem_dims);
+        hid_t ms = BENCH_H5(H5Screate_simple(static_cast<int>(md.size()), md.data(), nullptr));
+        if (a.count == 0)
+            BENCH_H5(H5Sselect_none(ms));
+        mspaces_.push_back(ms);
+        hid_t sel = BENCH_H5(H5Scopy(fspaces_[static_cast<size_t>(a.dset)]));
+        if (!a.points.empty()) {
+            const auto pts = hs(a.points);
+            BENCH_H5(H5Sselect_elements(sel, H5S_SELECT_SET, a.points.size() / d.dims.size(), pts.data()));
+        } else if (a.count == 0) {
+            BENCH_H5(H5Sselect_none(sel));
+        } else {
+            for (size_t i = 0; i < a.slabs.size(); ++i) {
+                const Hyperslab &h = a.slabs[i];
+                const auto start = hs(h.start), count = hs(h.count), stride = hs(h.stride),
+                           block = hs(h.block);
+                BENCH_H5(H5Sselect_hyperslab(sel, i == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start.data(),
+                                             stride.empty() ? nullptr : stride.data(), count.data(),
+                                             block.empty() ? nullptr : block.data()));
+            }
+        }
+        if (static_cast<uint64_t>(H5Sget_select_npoints(sel)) != a.count)
+            fatal("internal: selection of access does not match its element count in " + c.id);
+        sels_.push_back(sel);
+    }
+}
+
+H5Kernel::~H5Kernel() {
+    for (hid_t id : ftypes_)
+        H5Tclose(id);
+    for (hid_t id : mtypes_)
+        H5Tclose(id);
+    for (hid_t id : members_)
+        H5Tclose(id);
+    for (hid_t id : fspaces_)
+        H5Sclose(id);
+    for (hid_t id : mspaces_)
+        H5Sclose(id);
+    for (hid_t id : sels_)
+        H5Sclose(id);
+    for (hid_t id : dcpls_)
+        H5Pclose(id);
+    H5Tclose(particle_);
+    H5Pclose(gcpl_);
+    H5Pclose(dxpl_);
+    H5Sclose(attr_space_);
+}
+
+hid_t H5Kernel::fapl(Driver d, bool for_write) const {
+    hid_t fapl = BENCH_H5(H5Pcreate(H5P_FILE_ACCESS));
+    if (d == Driver::Mpio)
+        BENCH_H5(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    else
+        BENCH_H5(H5Pset_fapl_mpiio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                   config_.empty() ? nullptr : config_.c_str()));
+    if (c_.mode.coll_md) {
+        BENCH_H5(H5Pset_all_coll_metadata_ops(fapl, true));
+        BENCH_H5(H5Pset_coll_metadata_write(fapl, true));
+    }
+    if (for_write) {
+        // h5bench_write's metadata cache settings (DEFER_METADATA_FLUSH).
+        H5AC_cache_config_t mdc{};
+        mdc.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+        BENCH_H5(H5Pget_mdc_config(fapl, &mdc));
+        mdc.set_initial_size = true;
+        mdc.initial_size = 16 * 1024 * 1024;
+        mdc.evictions_enabled = false;
+        mdc.incr_mode = H5C_incr__off;
+        mdc.flash_incr_mode = H5C_flash_incr__off;
+        mdc.decr_mode = H5C_decr__off;
+        BENCH_H5(H5Pset_mdc_config(fapl, &mdc));
+    }
+    return fapl;
+}
+
+PhaseTimes H5Kernel::write(Driver d, const std::string &path, Buffers &buf, Probe *probe,
+                           DriverStats *stats) {
+    const hid_t fa = fapl(d, true);
+    const size_t nd = c_.dsets.size();
+    std::vector<hid_t> dsets(nd);
+    std::vector<int32_t> attr(4);
+    char name[64];
+    double data = 0;
+
+    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    const double t0 = now();
+    hid_t file = BENCH_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fa));
+    for (int t = 0; t < c_.timesteps; ++t) {
+        std::snprintf(name, sizeof name, "Timestep_%d", t);
+        hid_t g = BENCH_H5(H5Gcreate2(file, name, H5P_DEFAULT, gcpl_, H5P_DEFAULT));
+        for (size_t i = 0; i < nd; ++i) {
+            const DsetSpec &ds = c_.dsets[i];
+            dsets[i] = BENCH_H5(
+                H5Dcreate2(g, ds.name.c_str(), ftypes_[i], fspaces_[i], H5P_DEFAULT, dcpls_[i], H5P_DEFAULT));
+            for (int k = 0; k < ds.nattrs; ++k) {
+                std::snprintf(name, sizeof name, "attr_%02d", k);
+                for (int j = 0; j < 4; ++j)
+                    attr[static_cast<size_t>(j)] = attr_value(t, static_cast<int>(i), k, j);
+                hid_t at = BENCH_H5(
+                    H5Acreate2(dsets[i], name, H5T_NATIVE_INT, attr_space_, H5P_DEFAULT, H5P_DEFAULT));
+                BENCH_H5(H5Awrite(at, H5T_NATIVE_INT, attr.data()));
+                BENCH_H5(H5Aclose(at));
+            }
+        }
+        for (size_t i = 0; i < c_.accesses.size(); ++i) {
+            const Access &a = c_.accesses[i];
+            unsigned char *p = buf.ptr(t, a.array) + a.mem_first * mem_stride(c_, a);
+            const double d0 = now();
+            BENCH_H5(
+                H5Dwrite(dsets[static_cast<size_t>(a.dset)], mtypes_[i], mspaces_[i], sels_[i], dxpl_, p));
+            data += now() - d0;
+            probe_dxpl(dxpl_, probe);
+        }
+        for (size_t i = 0; i < nd; ++i)
+            BENCH_H5(H5Dclose(dsets[i]));
+        BENCH_H5(H5Gclose(g));
+    }
+    BENCH_H5(H5Fflush(file, H5F_SCOPE_LOCAL));
+    H5FD_mpiio_stats_t st{};
+    const bool have_stats = d == Driver::Mpiio && H5Fget_mpiio_stats(file, &st) >= 0;
+    BENCH_H5(H5Fclose(file));
+    const double t1 = now();
+    BENCH_H5(H5Pclose(fa));
+    PhaseTimes r = reduce_times(t1 - t0, data);
+    if (stats != nullptr && d == Driver::Mpiio) {
+        int ok = have_stats ? 1 : 0, all = 0;
+        BENCH_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD));
+        stats->valid = all != 0;
+        if (stats->valid)
+            sum_stats(st, stats->write);
+    }
+    return r;
+}
+
+PhaseTimes H5Kernel::read(Driver d, const std::string &path, Buffers &buf, Probe *probe, DriverStats *stats) {
+    const hid_t fa = fapl(d, false);
+    const size_t nd = c_.dsets.size();
+    std::vector<hid_t> dsets(nd);
+    char name[64];
+    double data = 0;
+    size_t nattr = 0;
+    for (const DsetSpec &ds : c_.dsets)
+        nattr += static_cast<size_t>(ds.nattrs);
+    attr_read_.assign(nattr * 4 * static_cast<size_t>(c_.timesteps), -1);
+    size_t attr_pos = 0;
+
+    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    const double t0 = now();
+    hid_t file = BENCH_H5(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fa));
+    for (int t = 0; t < c_.timesteps; ++t) {
+        std::snprintf(name, sizeof name, "Timestep_%d", t);
+        hid_t g = BENCH_H5(H5Gopen2(file, name, H5P_DEFAULT));
+        for (size_t i = 0; i < nd; ++i) {
+            const DsetSpec &ds = c_.dsets[i];
+            dsets[i] = BENCH_H5(H5Dopen2(g, ds.name.c_str(), H5P_DEFAULT));
+            for (int k = 0; k < ds.nattrs; ++k) {
+                std::snprintf(name, sizeof name, "attr_%02d", k);
+                hid_t at = BENCH_H5(H5Aopen(dsets[i], name, H5P_DEFAULT));
+                BENCH_H5(H5Aread(at, H5T_NATIVE_INT, &attr_read_[attr_pos]));
+                attr_pos += 4;
+                BENCH_H5(H5Aclose(at));
+            }
+        }
+        for (size_t i = 0; i < c_.accesses.size(); ++i) {
+            const Access &a = c_.accesses[i];
+            unsigned char *p = buf.ptr(t, a.array) + a.mem_first * mem_stride(c_, a);
+            const double d0 = now();
+            BENCH_H5(
+                H5Dread(dsets[static_cast<size_t>(a.dset)], mtypes_[i], mspaces_[i], sels_[i], dxpl_, p));
+            data += now() - d0;
+            probe_dxpl(dxpl_, probe);
+        }
+        for (size_t i = 0; i < nd; ++i)
+            BENCH_H5(H5Dclose(dsets[i]));
+        BENCH_H5(H5Gclose(g));
+    }
+    H5FD_mpiio_stats_t st{};
+    const bool have_stats = d == Driver::Mpiio && H5Fget_mpiio_stats(file, &st) >= 0;
+    BENCH_H5(H5Fclose(file));
+    const double t1 = now();
+    BENCH_H5(H5Pclose(fa));
+
+    // Attribute check (outside the timed region).
+    attr_mismatches_ = 0;
+    attr_pos = 0;
+    for (int t = 0; t < c_.timesteps; ++t)
+        for (size_t i = 0; i < nd; ++i)
+            for (int k = 0; k < c_.dsets[i].nattrs; ++k)
+                for (int j = 0; j < 4; ++j)
+                    if (attr_read_[attr_pos++] != attr_value(t, static_cast<int>(i), k, j))
+                        ++attr_mismatches_;
+
+    PhaseTimes r = reduce_times(t1 - t0, data);
+    if (stats != nullptr && d == Driver::Mpiio) {
+        int ok = have_stats ? 1 : 0, all = 0;
+        BENCH_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD));
+        stats->valid = stats->valid && all != 0;
+        if (all != 0)
+            sum_stats(st, stats->read);
+    }
+    return r;
+}
+
+} // namespace bench

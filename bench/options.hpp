@@ -1,0 +1,36 @@
+// Command line of h5bench_vfd.
+#pragma once
+
+#include "common.hpp"
+#include "patterns.hpp"
+
+#include <string>
+#include <vector>
+
+namespace bench {
+
+struct CaseSel {
+    std::string pattern;
+    Mode mode;
+};
+
+struct Options {
+    std::vector<CaseSel> cases; // resolved matrix
+    std::vector<Driver> drivers = {Driver::Mpio, Driver::Mpiio, Driver::Raw};
+    Size size = Size::Small;
+    int timesteps = 3;
+    int reps = 5;
+    int warmup = 1;
+    std::string dir = "/dev/shm";      // data files go to <dir>/h5bench_vfd.<pid-of-rank0>/
+    std::string out = "bench-results"; // CSV/JSON/SVG/table
+    std::string plugin_config;         // config string for the mpiio driver ("" = defaults)
+    std::string label;                 // free text for the chart title / JSON
+    bool stop_on_failure = false;
+    bool keep_files = false;
+};
+
+// Collective (every rank parses the same argv). Returns false and prints usage on rank 0 when
+// the program should exit; `exit_code` tells with which status.
+bool parse_options(int argc, char **argv, Options &opt, int &exit_code);
+
+} // namespace bench

@@ -30,12 +30,12 @@ struct Probe {
 };
 
 // The integer counters of H5FD_mpiio_stats_t (summed over ranks and reported).
-#define BENCH_MPIIO_STATS_U64(X)                                                                             \
-    X(independent_reads)                                                                                     \
-    X(independent_writes)                                                                                    \
-    X(collective_reads) X(collective_writes) X(rank0_bcast_reads) X(bytes_read) X(bytes_written)             \
-        X(vector_calls) X(syncs) X(truncates) X(linked_chunk_ops) X(multi_chunk_ops) X(collective_chunks)    \
-            X(independent_chunks)
+// clang-format off
+#define BENCH_MPIIO_STATS_U64(X) \
+    X(independent_reads) X(independent_writes) X(collective_reads) X(collective_writes) \
+    X(rank0_bcast_reads) X(bytes_read) X(bytes_written) X(vector_calls) X(syncs) X(truncates) \
+    X(linked_chunk_ops) X(multi_chunk_ops) X(collective_chunks) X(independent_chunks)
+// clang-format on
 
 // Sum over ranks of the mpiio driver's counters for the last file written / read.
 struct DriverStats {

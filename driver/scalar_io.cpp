@@ -7,8 +7,6 @@
 // individual under a collective view when the collective option says INDIVIDUAL_IO). Otherwise
 // `size` is a byte count and the transfer is independent - never a collective call, because
 // metadata reads are often made by rank 0 alone.
-#include "byte_types.hpp"
-#include "collective.hpp"
 #include "error.hpp"
 #include "file.hpp"
 #include "run_io.hpp"
@@ -35,56 +33,14 @@ CollectiveRequest context_request(haddr_t addr, size_t count, void *buf) {
     return r;
 }
 
-// Collective. Rank 0 reads, everyone receives: the library asks for it on small reads of a whole
-// contiguous dataset by every rank. The file view is collective, so every rank sets and resets it.
-void read_on_rank0_and_broadcast(File *file, const CollectiveRequest &r) {
-    FileState &st = *file->state;
-    MPI_Count got = 0;
-    std::optional<Error> error = capture([&] {
-        check_mpi(MPI_File_set_view(file->fh, r.view_disp, MPI_BYTE, r.file, "native", st.info.get()),
-                  "MPI_File_set_view");
-    });
-    if (st.rank == 0 && !error) {
-        error = capture([&] {
-            MPI_Status status{};
-            IoTimer timer(st.stats);
-            check_mpi(MPI_File_read_at(file->fh, 0, r.mem_base, r.mem_count, r.mem, &status),
-                      "MPI_File_read_at (rank 0 of read-and-broadcast)");
-            check_mpi(MPI_Get_elements_x(&status, r.mem, &got), "MPI_Get_elements_x");
-        });
-    }
-    if (st.rank == 0 && error)
-        got = -1;
-    auto reset_error = capture([&] {
-        check_mpi(MPI_File_set_view(file->fh, 0, MPI_BYTE, MPI_BYTE, "native", st.info.get()),
-                  "MPI_File_set_view (reset)");
-    });
-    if (!error)
-        error = reset_error;
-    check_mpi(MPI_Bcast(&got, 1, MPI_COUNT, 0, st.comm.get()), "MPI_Bcast (bytes read)");
-    if (got >= 0)
-        check_mpi(MPI_Bcast(r.mem_base, r.mem_count, r.mem, 0, st.comm.get()), "MPI_Bcast (data)");
-    else if (!error)
-        error = Error(ErrorKind::OtherRank, "rank 0 failed to read the data to broadcast");
-    agree(st.comm.get(), error);
-    ++st.stats.rank0_bcast_reads;
-    st.stats.bytes_read += static_cast<uint64_t>(got);
-    zero_fill_after(r.mem_base, r.mem_count, r.mem, static_cast<size_t>(got), r.bytes);
-}
-
 } // namespace
 
 void read_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, void *buf) {
     if (type == H5FD_MEM_DRAW && transfer_state::xfer_mode() == H5FD_MPIO_COLLECTIVE) {
         CollectiveRequest request;
         std::optional<Error> prep = capture([&] { request = context_request(addr, size, buf); });
-        if (transfer_state::collective_opt() == H5FD_MPIO_COLLECTIVE_IO && transfer_state::rank0_bcast()) {
-            // Every rank needs its datatypes to take part in the broadcast: agree on them first.
-            agree(file->state->comm.get(), prep);
-            read_on_rank0_and_broadcast(file, request);
-        } else {
-            collective_transfer(file, Direction::Read, prep ? CollectiveRequest{} : request, prep);
-        }
+        // collective_transfer also honours the library's "rank 0 reads and broadcasts" request.
+        collective_transfer(file, Direction::Read, prep ? CollectiveRequest{} : request, prep);
         return;
     }
     independent_transfer(file, Direction::Read, addr, static_cast<char *>(buf), size);

@@ -1,6 +1,6 @@
 #include "combine.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
 #include "mpi_build.hpp"
 
 #include <algorithm>
@@ -31,7 +31,8 @@ CombinedTypes combine_pieces(std::span<const Piece> pieces) {
     for (std::size_t i = 0; i < pieces.size(); ++i) {
         const PiecePair &t = pieces[i].types;
         if (t.file.bytes != t.mem.bytes)
-            throw Error(ErrorKind::Mismatch, "piece " + std::to_string(i) + ": file and memory sizes differ");
+            throw Error(ErrorKind::Selection,
+                        "piece " + std::to_string(i) + ": file and memory sizes differ");
         if (t.file.bytes > 0)
             order.push_back(i);
     }

@@ -1,6 +1,6 @@
 #include "indexed_type.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
 #include "mpi_build.hpp"
 #include "type_cache.hpp"
 

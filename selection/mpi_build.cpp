@@ -1,6 +1,6 @@
 #include "mpi_build.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -8,17 +8,6 @@
 #include <vector>
 
 namespace mpiio::selection {
-
-void check_mpi(int code, const char *what) {
-    if (code == MPI_SUCCESS)
-        return;
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
-        len = 0;
-    throw Error(ErrorKind::Mpi,
-                std::string(what) + " failed: " + std::string(text, static_cast<size_t>(len)));
-}
 
 // Local. Two-level split keeps every count <= max_count: q blocks of max_count bytes, then the rest.
 mpiio::Datatype contiguous_bytes(MPI_Count n, MPI_Count max_count) {

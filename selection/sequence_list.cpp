@@ -1,14 +1,35 @@
 #include "sequence_list.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 
 namespace mpiio::selection {
 
 // Local. SHARE_WITH_DATASPACE avoids copying the selection: the space is not modified meanwhile.
 SequenceReader::SequenceReader(hid_t space, std::size_t elem_size, std::size_t batch)
-    : off_(batch), len_(batch) {
+    : off_(batch), len_(batch), elem_size_(elem_size) {
+    const hssize_t npoints = check_h5(H5Sget_select_npoints(space), "H5Sget_select_npoints");
+    expected_bytes_ = static_cast<MPI_Count>(npoints) * static_cast<MPI_Count>(elem_size);
+    std::array<hsize_t, H5S_MAX_RANK> dims{}, low{}, high{};
+    const int rank =
+        check_h5(H5Sget_simple_extent_dims(space, dims.data(), nullptr), "H5Sget_simple_extent_dims");
+    if (npoints > 0 && rank > 0) {
+        check_h5(H5Sget_select_bounds(space, low.data(), high.data()), "H5Sget_select_bounds");
+        // Row-major linear positions of the box's corners bound every selected element's.
+        MPI_Aint step = static_cast<MPI_Aint>(elem_size), lo = 0, hi = 0;
+        for (int d = rank - 1; d >= 0; --d) {
+            lo += static_cast<MPI_Aint>(low[d]) * step;
+            hi += static_cast<MPI_Aint>(high[d]) * step;
+            step *= static_cast<MPI_Aint>(dims[d]);
+        }
+        low_ = lo;
+        high_ = std::min<MPI_Aint>(hi + static_cast<MPI_Aint>(elem_size), step);
+    } else {
+        high_ = static_cast<MPI_Aint>(expected_bytes_); // scalar dataspace: one element at 0
+    }
     iter_ = check_h5(H5Ssel_iter_create(space, elem_size, H5S_SEL_ITER_SHARE_WITH_DATASPACE),
                      "H5Ssel_iter_create");
 }
@@ -16,6 +37,14 @@ SequenceReader::SequenceReader(hid_t space, std::size_t elem_size, std::size_t b
 SequenceReader::~SequenceReader() {
     if (iter_ >= 0)
         H5Ssel_iter_close(iter_);
+}
+
+void SequenceReader::inconsistent(const std::string &what) const {
+    throw Error(ErrorKind::Selection,
+                "HDF5 describes this selection inconsistently (" + what + "; H5Sget_select_npoints: " +
+                    std::to_string(expected_bytes_ / static_cast<MPI_Count>(elem_size_)) +
+                    " elements, bounding box bytes " + std::to_string(low_) + ".." + std::to_string(high_) +
+                    "); refusing the transfer so that no byte outside the selection is touched");
 }
 
 bool SequenceReader::next(MPI_Aint &disp, MPI_Count &len) {
@@ -30,12 +59,20 @@ bool SequenceReader::next(MPI_Aint &disp, MPI_Count &len) {
         n_ = nseq;
         if (nseq == 0) {
             done_ = true;
+            if (seen_bytes_ != expected_bytes_)
+                inconsistent("its iterator yields " +
+                             std::to_string(seen_bytes_ / static_cast<MPI_Count>(elem_size_)) + " elements");
             return false;
         }
     }
     disp = static_cast<MPI_Aint>(off_[pos_]);
     len = static_cast<MPI_Count>(len_[pos_]);
     ++pos_;
+    seen_bytes_ += len;
+    if (disp < low_ || disp + static_cast<MPI_Aint>(len) > high_ || seen_bytes_ > expected_bytes_)
+        inconsistent(
+            "its iterator yields element " + std::to_string(disp / static_cast<MPI_Aint>(elem_size_)) +
+            (seen_bytes_ > expected_bytes_ ? ", one more than it has" : ", outside its bounding box"));
     return true;
 }
 

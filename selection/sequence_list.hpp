@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace mpiio::selection {
@@ -31,6 +32,12 @@ struct Runs {
 };
 
 // Streams one selection's sequences in batches, so the whole list never needs to exist twice.
+//
+// Every sequence is checked against what the selection says of itself: it must lie inside the
+// bounding box's linear range (H5Sget_select_bounds) and the extent, and the sequences together
+// must hold exactly H5Sget_select_npoints elements. HDF5 1.14.5 can build hyperslabs (some
+// OR-combinations) whose iterator yields elements outside the selection, even past the end of
+// the dataset; such a selection throws Error(Selection) before any byte moves.
 class SequenceReader {
 public:
     SequenceReader(hid_t space, std::size_t elem_size, std::size_t batch = 1 << 16);
@@ -39,13 +46,37 @@ public:
     ~SequenceReader();
     // Next sequence in selection order; false after the last. Local.
     bool next(MPI_Aint &disp, MPI_Count &len);
+    // Bytes the selection holds (npoints x element size).
+    MPI_Count total_bytes() const { return expected_bytes_; }
 
 private:
+    [[noreturn]] void inconsistent(const std::string &what) const;
+
     hid_t iter_ = H5I_INVALID_HID;
     std::vector<hsize_t> off_;
     std::vector<size_t> len_;
     std::size_t pos_ = 0, n_ = 0;
     bool done_ = false;
+    std::size_t elem_size_;
+    MPI_Count expected_bytes_ = 0, seen_bytes_ = 0;
+    MPI_Aint low_ = 0, high_ = 0; // linear byte range of the bounding box: [low_, high_)
+};
+
+// Adapts a run list to the same next() interface (for pairing an already read side).
+class RunsReader {
+public:
+    explicit RunsReader(const Runs &runs) : runs_(runs) {}
+    bool next(MPI_Aint &disp, MPI_Count &len) {
+        if (i_ == runs_.size())
+            return false;
+        disp = runs_.disp[i_];
+        len = runs_.len[i_++];
+        return true;
+    }
+
+private:
+    const Runs &runs_;
+    std::size_t i_ = 0;
 };
 
 // Local. Every run of `space` in selection order, adjacent runs merged. `expected_runs` only

@@ -1,11 +1,26 @@
-#include "dxpl_report.hpp"
+// Items 3 and 4 of hdf5_internals.hpp: DXPL properties read and hooked by their names.
+#include "hdf5_internals.hpp"
 
-#include "error.hpp"
+#include <H5FDmpi.h>
 
 #include <cstring>
 
-namespace mpiio {
+namespace mpiio::hdf5_internals {
 namespace {
+
+// H5Dprivate.h:73-75. HDF5 has setters but no getters for these.
+constexpr char kChunkOptHardProp[] = "mpio_chunk_opt_hard";
+constexpr char kChunkOptNumProp[] = "mpio_chunk_opt_num";
+constexpr char kChunkOptRatioProp[] = "mpio_chunk_opt_ratio";
+
+// Reads one DXPL property if the list has it (quietly: a missing property is not an error).
+template <class T> void dxpl_value(hid_t dxpl_id, const char *name, T &out) {
+    if (dxpl_id < 0 || H5Pexist(dxpl_id, name) <= 0)
+        return;
+    T value{};
+    if (H5Pget(dxpl_id, name, &value) >= 0)
+        out = value;
+}
 
 constexpr char kChunkOptProp[] = "actual_chunk_opt_mode"; // H5D_MPIO_ACTUAL_CHUNK_OPT_MODE_NAME
 constexpr char kIoModeProp[] = "actual_io_mode";          // H5D_MPIO_ACTUAL_IO_MODE_NAME
@@ -63,6 +78,16 @@ bool ensure_hooked(hid_t dxpl_id) {
 
 } // namespace
 
+DxplChunkKnobs dxpl_chunk_knobs(hid_t dxpl_id) {
+    DxplChunkKnobs knobs;
+    if (dxpl_id < 0 || dxpl_id == H5P_DATASET_XFER_DEFAULT)
+        return knobs; // the default list holds the defaults: skip three property lookups
+    dxpl_value(dxpl_id, kChunkOptHardProp, knobs.mode);
+    dxpl_value(dxpl_id, kChunkOptNumProp, knobs.linked_threshold);
+    dxpl_value(dxpl_id, kChunkOptRatioProp, knobs.collective_ratio);
+    return knobs;
+}
+
 void clear_pending_report() { g_pending = Pending{}; }
 
 void report_multi_chunk(hid_t dxpl_id, H5D_mpio_actual_io_mode_t io_mode) {
@@ -74,4 +99,4 @@ void report_multi_chunk(hid_t dxpl_id, H5D_mpio_actual_io_mode_t io_mode) {
     g_pending = Pending{dxpl_id, true, io_mode != H5D_MPIO_NO_COLLECTIVE, io_mode};
 }
 
-} // namespace mpiio
+} // namespace mpiio::hdf5_internals

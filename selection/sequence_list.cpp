@@ -43,7 +43,9 @@ void SequenceReader::inconsistent(const std::string &what) const {
     throw Error(ErrorKind::Selection,
                 "HDF5 describes this selection inconsistently (" + what + "; H5Sget_select_npoints: " +
                     std::to_string(expected_bytes_ / static_cast<MPI_Count>(elem_size_)) +
-                    " elements, bounding box bytes " + std::to_string(low_) + ".." + std::to_string(high_) +
+                    " elements, bounding box from element " +
+                    std::to_string(low_ / static_cast<MPI_Aint>(elem_size_)) + " to " +
+                    std::to_string(high_ / static_cast<MPI_Aint>(elem_size_) - 1) +
                     "); refusing the transfer so that no byte outside the selection is touched");
 }
 

@@ -173,6 +173,20 @@ DatatypePtr commit_shared(mpiio::Datatype t) {
 }
 
 // Local. Avoids a derived type whenever MPI_BYTE with an int count can say it.
+TypeSpec derived_spec(mpiio::Datatype t, const DerivedFacts &facts) {
+    TypeSpec spec;
+    spec.owned = commit_shared(std::move(t));
+    spec.type = spec.owned->get();
+    spec.count = 1;
+    spec.bytes = facts.bytes;
+    spec.span = facts.span;
+    spec.blocks = facts.blocks;
+    spec.shape = facts.shape;
+    spec.contiguous = false;
+    spec.monotonic = facts.monotonic;
+    return spec;
+}
+
 TypeSpec contiguous_spec(MPI_Aint offset, MPI_Count bytes) {
     TypeSpec spec;
     if (bytes <= 0)

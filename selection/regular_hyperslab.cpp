@@ -104,16 +104,7 @@ TypeSpec build_regular(const RegularShape &shape, TypeCache *cache) {
             span += static_cast<MPI_Aint>(n - 1) * s;
             blocks *= static_cast<std::uint64_t>(n);
         }
-        spec.owned = commit_shared(std::move(t));
-        spec.type = spec.owned->get();
-        spec.count = 1;
-        spec.bytes = bytes;
-        spec.span = span;
-        spec.blocks = blocks;
-        spec.shape = TypeShape::Vector;
-        spec.contiguous = false;
-        spec.monotonic = true;
-        return spec;
+        return derived_spec(std::move(t), {bytes, span, blocks, TypeShape::Vector, true});
     });
 }
 

@@ -9,8 +9,9 @@
 namespace mpiio::selection {
 
 // Local. SHARE_WITH_DATASPACE avoids copying the selection: the space is not modified meanwhile.
-SequenceReader::SequenceReader(hid_t space, std::size_t elem_size, std::size_t batch)
-    : off_(batch), len_(batch), elem_size_(elem_size) {
+SequenceReader::SequenceReader(hid_t space, std::size_t elem_size, std::size_t max_batch)
+    : off_(std::min<std::size_t>(max_batch, 64)), len_(off_.size()), max_batch_(max_batch),
+      elem_size_(elem_size) {
     const hssize_t npoints = check_h5(H5Sget_select_npoints(space), "H5Sget_select_npoints");
     expected_bytes_ = static_cast<MPI_Count>(npoints) * static_cast<MPI_Count>(elem_size);
     std::array<hsize_t, H5S_MAX_RANK> dims{}, low{}, high{};
@@ -53,6 +54,10 @@ bool SequenceReader::next(MPI_Aint &disp, MPI_Count &len) {
     if (pos_ == n_) {
         if (done_)
             return false;
+        if (n_ == off_.size() && off_.size() < max_batch_) { // the last batch came back full
+            off_.resize(std::min(max_batch_, 2 * off_.size()));
+            len_.resize(off_.size());
+        }
         size_t nseq = 0, nelem = 0;
         check_h5(
             H5Ssel_iter_get_seq_list(iter_, off_.size(), SIZE_MAX, &nseq, &nelem, off_.data(), len_.data()),

@@ -40,7 +40,9 @@ struct Runs {
 // the dataset; such a selection throws Error(Selection) before any byte moves.
 class SequenceReader {
 public:
-    SequenceReader(hid_t space, std::size_t elem_size, std::size_t batch = 1 << 16);
+    // Batches start small (a one-block selection costs no large allocation) and double while
+    // they come back full, up to max_batch sequences.
+    SequenceReader(hid_t space, std::size_t elem_size, std::size_t max_batch = 1 << 16);
     SequenceReader(const SequenceReader &) = delete;
     SequenceReader &operator=(const SequenceReader &) = delete;
     ~SequenceReader();
@@ -55,7 +57,7 @@ private:
     hid_t iter_ = H5I_INVALID_HID;
     std::vector<hsize_t> off_;
     std::vector<size_t> len_;
-    std::size_t pos_ = 0, n_ = 0;
+    std::size_t pos_ = 0, n_ = 0, max_batch_;
     bool done_ = false;
     std::size_t elem_size_;
     MPI_Count expected_bytes_ = 0, seen_bytes_ = 0;

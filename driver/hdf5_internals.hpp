@@ -66,14 +66,12 @@ bool rank0_bcast();
 bool file_flushing();
 
 // --- 3. DXPL chunk knobs ---------------------------------------------------------------------
-// The application's H5Pset_dxpl_mpio_chunk_opt / _num / _ratio settings (defaults when the list
-// lacks them: H5FD_MPIO_CHUNK_DEFAULT, 0, 60).
-struct DxplChunkKnobs {
-    H5FD_mpio_chunk_opt_t mode = H5FD_MPIO_CHUNK_DEFAULT;
-    unsigned linked_threshold = 0;
-    unsigned collective_ratio = 60;
-};
-DxplChunkKnobs dxpl_chunk_knobs(hid_t dxpl_id);
+// The application's H5Pset_dxpl_mpio_chunk_opt / _num / _ratio settings, one property each (the
+// caller reads only what its decision needs: each read costs an ID and a property lookup).
+// Defaults when the list is the default one or lacks them: H5FD_MPIO_CHUNK_DEFAULT, 0, 60.
+H5FD_mpio_chunk_opt_t dxpl_chunk_mode(hid_t dxpl_id);
+unsigned dxpl_chunk_threshold(hid_t dxpl_id);
+unsigned dxpl_chunk_ratio(hid_t dxpl_id);
 
 // --- 4. actual-mode report -------------------------------------------------------------------
 // Called at the end of a collective selection operation on `dxpl_id` whose chunks were

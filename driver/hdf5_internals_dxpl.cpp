@@ -13,13 +13,14 @@ constexpr char kChunkOptHardProp[] = "mpio_chunk_opt_hard";
 constexpr char kChunkOptNumProp[] = "mpio_chunk_opt_num";
 constexpr char kChunkOptRatioProp[] = "mpio_chunk_opt_ratio";
 
-// Reads one DXPL property if the list has it (quietly: a missing property is not an error).
-template <class T> void dxpl_value(hid_t dxpl_id, const char *name, T &out) {
-    if (dxpl_id < 0 || H5Pexist(dxpl_id, name) <= 0)
-        return;
+// Reads one DXPL property; `fallback` for the default list (which holds the defaults). Every
+// DXPL has these properties (its class registers them), so no H5Pexist first: each public call
+// costs an ID lookup, and this runs on every collective selection operation.
+template <class T> T dxpl_value(hid_t dxpl_id, const char *name, T fallback) {
+    if (dxpl_id < 0 || dxpl_id == H5P_DATASET_XFER_DEFAULT)
+        return fallback;
     T value{};
-    if (H5Pget(dxpl_id, name, &value) >= 0)
-        out = value;
+    return H5Pget(dxpl_id, name, &value) < 0 ? fallback : value;
 }
 
 constexpr char kChunkOptProp[] = "actual_chunk_opt_mode"; // H5D_MPIO_ACTUAL_CHUNK_OPT_MODE_NAME
@@ -78,15 +79,13 @@ bool ensure_hooked(hid_t dxpl_id) {
 
 } // namespace
 
-DxplChunkKnobs dxpl_chunk_knobs(hid_t dxpl_id) {
-    DxplChunkKnobs knobs;
-    if (dxpl_id < 0 || dxpl_id == H5P_DATASET_XFER_DEFAULT)
-        return knobs; // the default list holds the defaults: skip three property lookups
-    dxpl_value(dxpl_id, kChunkOptHardProp, knobs.mode);
-    dxpl_value(dxpl_id, kChunkOptNumProp, knobs.linked_threshold);
-    dxpl_value(dxpl_id, kChunkOptRatioProp, knobs.collective_ratio);
-    return knobs;
+H5FD_mpio_chunk_opt_t dxpl_chunk_mode(hid_t dxpl_id) {
+    return dxpl_value(dxpl_id, kChunkOptHardProp, H5FD_MPIO_CHUNK_DEFAULT);
 }
+
+unsigned dxpl_chunk_threshold(hid_t dxpl_id) { return dxpl_value(dxpl_id, kChunkOptNumProp, 0u); }
+
+unsigned dxpl_chunk_ratio(hid_t dxpl_id) { return dxpl_value(dxpl_id, kChunkOptRatioProp, 60u); }
 
 void clear_pending_report() { g_pending = Pending{}; }
 

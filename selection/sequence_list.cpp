@@ -10,14 +10,22 @@ namespace mpiio::selection {
 
 // Local. SHARE_WITH_DATASPACE avoids copying the selection: the space is not modified meanwhile.
 SequenceReader::SequenceReader(hid_t space, std::size_t elem_size, std::size_t max_batch)
-    : off_(std::min<std::size_t>(max_batch, 64)), len_(off_.size()), max_batch_(max_batch),
-      elem_size_(elem_size) {
+    : max_batch_(std::max(max_batch, kFirstBatch)), elem_size_(elem_size) {
     const hssize_t npoints = check_h5(H5Sget_select_npoints(space), "H5Sget_select_npoints");
     expected_bytes_ = static_cast<MPI_Count>(npoints) * static_cast<MPI_Count>(elem_size);
+    high_ = static_cast<MPI_Aint>(expected_bytes_);
+    if (npoints == 0) {
+        done_ = true;
+        return;
+    }
+    // "All" is the whole extent in order: one sequence, nothing to check.
+    all_ = check_h5(H5Sget_select_type(space), "H5Sget_select_type") == H5S_SEL_ALL;
+    if (all_)
+        return;
     std::array<hsize_t, H5S_MAX_RANK> dims{}, low{}, high{};
     const int rank =
         check_h5(H5Sget_simple_extent_dims(space, dims.data(), nullptr), "H5Sget_simple_extent_dims");
-    if (npoints > 0 && rank > 0) {
+    if (rank > 0) {
         check_h5(H5Sget_select_bounds(space, low.data(), high.data()), "H5Sget_select_bounds");
         // Row-major linear positions of the box's corners bound every selected element's.
         MPI_Aint step = static_cast<MPI_Aint>(elem_size), lo = 0, hi = 0;
@@ -28,8 +36,6 @@ SequenceReader::SequenceReader(hid_t space, std::size_t elem_size, std::size_t m
         }
         low_ = lo;
         high_ = std::min<MPI_Aint>(hi + static_cast<MPI_Aint>(elem_size), step);
-    } else {
-        high_ = static_cast<MPI_Aint>(expected_bytes_); // scalar dataspace: one element at 0
     }
     iter_ = check_h5(H5Ssel_iter_create(space, elem_size, H5S_SEL_ITER_SHARE_WITH_DATASPACE),
                      "H5Ssel_iter_create");
@@ -50,28 +56,42 @@ void SequenceReader::inconsistent(const std::string &what) const {
                     "); refusing the transfer so that no byte outside the selection is touched");
 }
 
+bool SequenceReader::fetch() {
+    // Every byte the selection claims has been seen: no call to learn that the iterator is done.
+    if (done_ || seen_bytes_ == expected_bytes_)
+        return false;
+    if (n_ == capacity_ && capacity_ < max_batch_) { // the last batch came back full: grow
+        capacity_ = std::min(max_batch_, 2 * capacity_);
+        more_off_.resize(capacity_);
+        more_len_.resize(capacity_);
+        off_ = more_off_.data();
+        len_ = more_len_.data();
+    }
+    size_t nseq = 0, nelem = 0;
+    check_h5(H5Ssel_iter_get_seq_list(iter_, capacity_, SIZE_MAX, &nseq, &nelem, off_, len_),
+             "H5Ssel_iter_get_seq_list");
+    pos_ = 0;
+    n_ = nseq;
+    if (nseq == 0) {
+        done_ = true;
+        inconsistent("its iterator yields " +
+                     std::to_string(seen_bytes_ / static_cast<MPI_Count>(elem_size_)) + " elements");
+    }
+    return true;
+}
+
 bool SequenceReader::next(MPI_Aint &disp, MPI_Count &len) {
-    if (pos_ == n_) {
+    if (all_) {
         if (done_)
             return false;
-        if (n_ == off_.size() && off_.size() < max_batch_) { // the last batch came back full
-            off_.resize(std::min(max_batch_, 2 * off_.size()));
-            len_.resize(off_.size());
-        }
-        size_t nseq = 0, nelem = 0;
-        check_h5(
-            H5Ssel_iter_get_seq_list(iter_, off_.size(), SIZE_MAX, &nseq, &nelem, off_.data(), len_.data()),
-            "H5Ssel_iter_get_seq_list");
-        pos_ = 0;
-        n_ = nseq;
-        if (nseq == 0) {
-            done_ = true;
-            if (seen_bytes_ != expected_bytes_)
-                inconsistent("its iterator yields " +
-                             std::to_string(seen_bytes_ / static_cast<MPI_Count>(elem_size_)) + " elements");
-            return false;
-        }
+        done_ = true;
+        disp = 0;
+        len = expected_bytes_;
+        seen_bytes_ = expected_bytes_;
+        return true;
     }
+    if (pos_ == n_ && !fetch())
+        return false;
     disp = static_cast<MPI_Aint>(off_[pos_]);
     len = static_cast<MPI_Count>(len_[pos_]);
     ++pos_;

@@ -6,6 +6,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -53,11 +54,18 @@ public:
 
 private:
     [[noreturn]] void inconsistent(const std::string &what) const;
+    bool fetch(); // the next batch from HDF5; false when the selection is exhausted
 
+    static constexpr std::size_t kFirstBatch = 64;
     hid_t iter_ = H5I_INVALID_HID;
-    std::vector<hsize_t> off_;
-    std::vector<size_t> len_;
-    std::size_t pos_ = 0, n_ = 0, max_batch_;
+    bool all_ = false; // H5S_SEL_ALL: one sequence, no iterator needed
+    std::array<hsize_t, kFirstBatch> first_off_;
+    std::array<size_t, kFirstBatch> first_len_;
+    std::vector<hsize_t> more_off_; // once a batch came back full
+    std::vector<size_t> more_len_;
+    hsize_t *off_ = first_off_.data();
+    size_t *len_ = first_len_.data();
+    std::size_t capacity_ = kFirstBatch, pos_ = 0, n_ = 0, max_batch_;
     bool done_ = false;
     std::size_t elem_size_;
     MPI_Count expected_bytes_ = 0, seen_bytes_ = 0;

@@ -46,17 +46,15 @@ TEST(Hdf5Internals, DxplChunkPropertiesKeepTheirNames) {
     EXPECT_EQ(size, sizeof(unsigned));
     ASSERT_GE(H5Pget_size(dxpl, "mpio_chunk_opt_ratio", &size), 0) << "property renamed";
     EXPECT_EQ(size, sizeof(unsigned));
-    const auto defaults = internals::dxpl_chunk_knobs(dxpl);
-    EXPECT_EQ(defaults.mode, H5FD_MPIO_CHUNK_DEFAULT);
-    EXPECT_EQ(defaults.linked_threshold, 0u);
-    EXPECT_EQ(defaults.collective_ratio, 60u);
+    EXPECT_EQ(internals::dxpl_chunk_mode(dxpl), H5FD_MPIO_CHUNK_DEFAULT);
+    EXPECT_EQ(internals::dxpl_chunk_threshold(dxpl), 0u);
+    EXPECT_EQ(internals::dxpl_chunk_ratio(dxpl), 60u);
     ASSERT_GE(H5Pset_dxpl_mpio_chunk_opt(dxpl, H5FD_MPIO_CHUNK_MULTI_IO), 0);
     ASSERT_GE(H5Pset_dxpl_mpio_chunk_opt_num(dxpl, 7), 0);
     ASSERT_GE(H5Pset_dxpl_mpio_chunk_opt_ratio(dxpl, 33), 0);
-    const auto set = internals::dxpl_chunk_knobs(dxpl);
-    EXPECT_EQ(set.mode, H5FD_MPIO_CHUNK_MULTI_IO);
-    EXPECT_EQ(set.linked_threshold, 7u);
-    EXPECT_EQ(set.collective_ratio, 33u);
+    EXPECT_EQ(internals::dxpl_chunk_mode(dxpl), H5FD_MPIO_CHUNK_MULTI_IO);
+    EXPECT_EQ(internals::dxpl_chunk_threshold(dxpl), 7u);
+    EXPECT_EQ(internals::dxpl_chunk_ratio(dxpl), 33u);
 }
 
 // Item 4: the output properties the report hook replaces exist with the sizes it declares.

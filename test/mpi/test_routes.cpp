@@ -131,6 +131,7 @@ TEST_P(Routes, HolesKeepTheirBytesAndFilesMatchTheBuiltinDriver) {
     for (const Case &c : cases()) {
         SCOPED_TRACE(c.name);
         const auto mine = c.select(world_rank(), world_size());
+        H5D_mpio_actual_io_mode_t reported[2] = {};
         for (Driver d : kDrivers) {
             SCOPED_TRACE(driver_name(d));
             FaplOptions options;
@@ -149,6 +150,7 @@ TEST_P(Routes, HolesKeepTheirBytesAndFilesMatchTheBuiltinDriver) {
             const auto values = values_at<int>(mine, 2);
             EXPECT_TRUE(all_ranks(H5Dwrite(dset, H5T_NATIVE_INT, mspace, fspace, dxpl, values.data()) >= 0))
                 << error_stack_text();
+            H5Pget_mpio_actual_io_mode(dxpl, &reported[static_cast<int>(d)]);
             const std::string in_effect = effective_policy(policy);
             if (d == Driver::Mpiio && world_size() > 1) {
                 const auto after = stats_of(file);
@@ -168,6 +170,9 @@ TEST_P(Routes, HolesKeepTheirBytesAndFilesMatchTheBuiltinDriver) {
             EXPECT_TRUE(all_ranks(H5Dread(dset, H5T_NATIVE_INT, mspace, fspace, dxpl, got.data()) >= 0));
             EXPECT_EQ(got, values);
         }
+        // whatever route the plugin took, the application is told what the built-in driver tells it
+        EXPECT_EQ(reported[static_cast<int>(Driver::Mpiio)], reported[static_cast<int>(Driver::Mpio)]);
+        EXPECT_NE(reported[static_cast<int>(Driver::Mpiio)], H5D_MPIO_NO_COLLECTIVE);
         EXPECT_TRUE(dataset_equals_on_rank0(path_in(dir, c.name, Driver::Mpiio), "d", expected_after(c)));
         EXPECT_EQ(compare_files(path_in(dir, c.name, Driver::Mpio), path_in(dir, c.name, Driver::Mpiio)), "");
     }

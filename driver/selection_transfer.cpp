@@ -2,6 +2,8 @@
 
 #include "selection/selection.hpp"
 
+#include <climits>
+
 namespace mpiio {
 
 namespace sel = selection;
@@ -58,12 +60,65 @@ std::pair<std::uint64_t, std::uint64_t> SelectionTransfer::extent() const {
     return {static_cast<std::uint64_t>(request_.view_disp), request_.end};
 }
 
+bool SelectionTransfer::sieve_with_datatypes(Direction dir, bool bridge_write_gaps) const {
+    if (runs_built_ || request_.file == MPI_BYTE || request_.bytes > static_cast<size_t>(INT_MAX))
+        return false;
+    const size_t span = request_.end - static_cast<haddr_t>(request_.view_disp);
+    const bool dense = span <= 4 * request_.bytes; // at least a quarter of the range is selected
+    if (dir == Direction::Write)                   // rewriting holes needs them to be this rank's alone
+        return bridge_write_gaps && dense;
+    return dense || span <= st_.config.staging_buffer;
+}
+
+// Local. Reads [lo, end) into a buffer, and for a write unpacks the memory bytes into it at the
+// file type's positions and writes the whole range back (the holes it read rewritten unchanged).
+void SelectionTransfer::move_sieved(File *file, Direction dir) {
+    const auto lo = static_cast<haddr_t>(request_.view_disp);
+    const size_t span = request_.end - lo;
+    const int bytes = static_cast<int>(request_.bytes);
+    // The file's staging buffer up to its limit; a larger range gets a buffer of its own.
+    std::vector<char> own;
+    std::vector<char> &buffer = span <= st_.config.staging_buffer ? st_.scratch.staging : own;
+    if (buffer.size() < span)
+        buffer.resize(span);
+    independent_bytes(file, Direction::Read, lo, buffer.data(), span);
+    // A non-contiguous memory side goes through a packed copy.
+    const bool packed_memory = request_.mem == MPI_BYTE;
+    std::vector<char> packed(packed_memory ? 0 : request_.bytes);
+    char *contiguous = packed_memory ? static_cast<char *>(request_.mem_base) : packed.data();
+    int position = 0;
+    if (dir == Direction::Read) {
+        check_mpi(MPI_Pack(buffer.data(), 1, request_.file, contiguous, bytes, &position, MPI_COMM_SELF),
+                  "MPI_Pack (sieved read)");
+        if (!packed_memory) {
+            position = 0;
+            check_mpi(MPI_Unpack(contiguous, bytes, &position, request_.mem_base, request_.mem_count,
+                                 request_.mem, MPI_COMM_SELF),
+                      "MPI_Unpack (sieved read)");
+        }
+        return;
+    }
+    if (!packed_memory) {
+        check_mpi(MPI_Pack(request_.mem_base, request_.mem_count, request_.mem, contiguous, bytes, &position,
+                           MPI_COMM_SELF),
+                  "MPI_Pack (sieved write)");
+        position = 0;
+    }
+    check_mpi(MPI_Unpack(contiguous, bytes, &position, buffer.data(), 1, request_.file, MPI_COMM_SELF),
+              "MPI_Unpack (sieved write)");
+    independent_bytes(file, Direction::Write, lo, buffer.data(), span);
+}
+
 void SelectionTransfer::move_independently(File *file, Direction dir, bool bridge_write_gaps) {
     if (request_.bytes == 0)
         return;
     if (request_.file_contiguous) { // one call, the memory side described by its datatype
         independent_transfer(file, dir, static_cast<haddr_t>(request_.view_disp), request_.mem_base,
                              request_.mem_count, request_.mem, request_.bytes);
+        return;
+    }
+    if (sieve_with_datatypes(dir, bridge_write_gaps)) {
+        move_sieved(file, dir);
         return;
     }
     if (!runs_built_)

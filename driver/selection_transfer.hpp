@@ -1,7 +1,8 @@
 // A rank's part of a collective selection transfer: pieces (the datasets of H5Dwrite_multi, or
 // the chunks of a chunked dataset) described by selection/'s datatypes for MPI collective I/O
 // (regular hyperslabs as nested vectors, cached by shape), and moved on the independent route as
-// one call when the file side is contiguous, else as byte runs through the staging buffer.
+// one call when the file side is contiguous; as one sieved range whose selected bytes MPI's
+// datatype engine packs or unpacks when the file side is dense enough; else as byte runs.
 // Pieces that cannot form one ascending file type (overlapping pieces, points named twice) use
 // byte runs on both routes.
 #pragma once
@@ -25,6 +26,10 @@ public:
 
 private:
     void build_runs();
+    // The file side is a derived type dense enough to sieve: the whole extent goes through one
+    // buffer, the selected bytes are packed or unpacked by MPI's datatype engine.
+    bool sieve_with_datatypes(Direction dir, bool bridge_write_gaps) const;
+    void move_sieved(File *file, Direction dir);
 
     std::span<const selection::SelectionPiece> pieces_;
     FileState &st_;

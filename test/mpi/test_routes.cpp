@@ -82,8 +82,9 @@ Hid create_prefilled(hid_t file, Layout layout, hid_t dxpl) {
 }
 
 // A point-free file selection of `elements` (a union of unit hyperslabs, so HDF5 sees a
-// hyperslab like applications make with strides) and the matching packed memory space.
-std::pair<Hid, Hid> spaces_for(const std::vector<hsize_t> &elements) {
+// hyperslab like applications make with strides) and the matching memory space: packed, or
+// every other element of a buffer twice as long (a memory side with holes of its own).
+std::pair<Hid, Hid> spaces_for(const std::vector<hsize_t> &elements, bool strided_memory) {
     const hsize_t dims[1] = {kPerRank * static_cast<hsize_t>(world_size())};
     Hid file_space(H5Screate_simple(1, dims, nullptr));
     H5Sselect_none(file_space);
@@ -91,11 +92,26 @@ std::pair<Hid, Hid> spaces_for(const std::vector<hsize_t> &elements) {
         const hsize_t start[1] = {e}, count[1] = {1};
         H5Sselect_hyperslab(file_space, H5S_SELECT_OR, start, nullptr, count, nullptr);
     }
-    const hsize_t n[1] = {std::max<hsize_t>(elements.size(), 1)};
-    Hid mem_space(H5Screate_simple(1, n, nullptr));
-    if (elements.empty())
+    const hsize_t n = std::max<hsize_t>(elements.size(), 1);
+    const hsize_t mem_dims[1] = {strided_memory ? 2 * n : n};
+    Hid mem_space(H5Screate_simple(1, mem_dims, nullptr));
+    if (elements.empty()) {
         H5Sselect_none(mem_space);
+    } else if (strided_memory) {
+        const hsize_t start[1] = {1}, stride[1] = {2}, count[1] = {elements.size()};
+        H5Sselect_hyperslab(mem_space, H5S_SELECT_SET, start, stride, count, nullptr);
+    }
     return {std::move(file_space), std::move(mem_space)};
+}
+
+// The memory buffer for `packed` values: as is, or at the odd positions of a buffer twice as long.
+std::vector<int> memory_image(const std::vector<int> &packed, bool strided_memory, int background) {
+    if (!strided_memory)
+        return packed;
+    std::vector<int> image(2 * std::max<size_t>(packed.size(), 1), background);
+    for (size_t k = 0; k < packed.size(); ++k)
+        image[2 * k + 1] = packed[k];
+    return image;
 }
 
 std::vector<unsigned char> expected_after(const Case &c) {
@@ -107,6 +123,16 @@ std::vector<unsigned char> expected_after(const Case &c) {
         for (hsize_t e : c.select(r, s))
             v[e] = value_at<int>(e, 2);
     return as_bytes(v);
+}
+
+// Every case with a packed memory buffer, and the strided ones with a strided buffer too.
+std::vector<std::pair<Case, bool>> case_variants() {
+    std::vector<std::pair<Case, bool>> out;
+    for (const Case &c : cases()) {
+        out.emplace_back(c, false);
+        out.emplace_back(c, true);
+    }
+    return out;
 }
 
 using Param = std::tuple<const char *, Layout>; // policy, layout
@@ -128,8 +154,8 @@ TEST_P(Routes, HolesKeepTheirBytesAndFilesMatchTheBuiltinDriver) {
     const auto [policy, layout] = GetParam();
     const std::string dir = test_dir();
     const std::string config = std::string("collective_route=") + policy;
-    for (const Case &c : cases()) {
-        SCOPED_TRACE(c.name);
+    for (const auto &[c, strided_memory] : case_variants()) {
+        SCOPED_TRACE(std::string(c.name) + (strided_memory ? ", strided memory" : ""));
         const auto mine = c.select(world_rank(), world_size());
         H5D_mpio_actual_io_mode_t reported[2] = {};
         for (Driver d : kDrivers) {
@@ -146,8 +172,8 @@ TEST_P(Routes, HolesKeepTheirBytesAndFilesMatchTheBuiltinDriver) {
             H5FD_mpiio_stats_t before{};
             if (d == Driver::Mpiio)
                 before = stats_of(file);
-            auto [fspace, mspace] = spaces_for(mine);
-            const auto values = values_at<int>(mine, 2);
+            auto [fspace, mspace] = spaces_for(mine, strided_memory);
+            const auto values = memory_image(values_at<int>(mine, 2), strided_memory, -3);
             EXPECT_TRUE(all_ranks(H5Dwrite(dset, H5T_NATIVE_INT, mspace, fspace, dxpl, values.data()) >= 0))
                 << error_stack_text();
             H5Pget_mpio_actual_io_mode(dxpl, &reported[static_cast<int>(d)]);
@@ -166,7 +192,7 @@ TEST_P(Routes, HolesKeepTheirBytesAndFilesMatchTheBuiltinDriver) {
                 }
             }
             // read back collectively what this rank wrote
-            std::vector<int> got(mine.size(), -1);
+            std::vector<int> got = memory_image(std::vector<int>(mine.size(), -1), strided_memory, -3);
             EXPECT_TRUE(all_ranks(H5Dread(dset, H5T_NATIVE_INT, mspace, fspace, dxpl, got.data()) >= 0));
             EXPECT_EQ(got, values);
         }

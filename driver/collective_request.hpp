@@ -13,7 +13,7 @@ namespace mpiio {
 
 // Empty (mem_count 0) for a rank with nothing to move.
 struct CollectiveRequest {
-    MPI_Offset view_disp = 0;     // the lowest file byte touched (absolute address)
+    MPI_Offset view_disp = 0;     // origin of `file` (absolute address); the first byte if contiguous
     MPI_Datatype file = MPI_BYTE; // file type from view_disp; MPI_BYTE when contiguous
     bool file_contiguous = true;  // bytes [view_disp, view_disp + bytes) in order: no view needed
     void *mem_base = nullptr;

@@ -131,7 +131,8 @@ const std::vector<KeySpec> &key_table() {
          "independent calls when no two ranks' extents overlap (sieved reads; writes that read back the "
          "holes inside the rank's own extent) and uses MPI collective I/O when they interleave; `collective` "
          "always uses MPI collective I/O; `independent` never does (writes then bridge holes only when the "
-         "extents are disjoint)",
+         "extents are disjoint), except where the library itself hands over a file datatype with holes "
+         "(selection I/O off): that transfer stays MPI collective I/O",
          [](Config &c, const std::string &k, const std::string &v) {
              c.collective_route = choose(k, v, kRoute);
          },

@@ -32,12 +32,17 @@ public:
         check_mpi(MPI_Type_size_x(types.file, &file_size), "MPI_Type_size_x");
         check_mpi(MPI_Type_get_true_extent_x(types.file, &lb, &extent), "MPI_Type_get_true_extent_x");
         request_.end = addr + static_cast<haddr_t>(lb + extent);
-        // With a contiguous file type the payload fills [addr + lb, addr + lb + bytes).
+        // With a contiguous file type the payload fills [addr + lb, addr + lb + bytes). Such a
+        // request is then described by its first byte and MPI_BYTE, as CollectiveRequest requires:
+        // keeping the library's type (whose lb is already in the first byte) would count lb
+        // twice whenever another rank's part makes the transfer set a file view.
         request_.file_contiguous = types.file == MPI_BYTE || file_size == extent;
-        lo_ = request_.file_contiguous ? addr + static_cast<haddr_t>(types.file == MPI_BYTE ? 0 : lb) : addr;
+        lo_ = addr + static_cast<haddr_t>(lb); // the first byte touched (MPI_BYTE: lb 0)
         request_.view_disp = static_cast<MPI_Offset>(request_.file_contiguous ? lo_ : addr);
-        if (request_.file_contiguous)
+        if (request_.file_contiguous) {
+            request_.file = MPI_BYTE;
             request_.end = lo_ + request_.bytes;
+        }
     }
     std::pair<std::uint64_t, std::uint64_t> extent() const override {
         return request_.bytes == 0 ? std::pair<std::uint64_t, std::uint64_t>{0, 0}

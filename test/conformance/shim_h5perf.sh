@@ -24,7 +24,8 @@ run independent 1 || { echo "FAIL: h5perf (independent) exited non-zero with the
 grep -q "^mpiio stats:" independent.err || { echo "FAIL: the plugin did not serve h5perf (independent)"; fail=1; }
 run collective 1 -C || { echo "FAIL: h5perf -C exited non-zero with the shim"; fail=1; }
 grep -q "^mpiio stats:" collective.err || { echo "FAIL: the plugin did not serve h5perf -C"; fail=1; }
-grep -Eq "collective, [1-9]" collective.err || { echo "FAIL: h5perf -C did no collective transfer on the plugin"; fail=1; }
+awk '$1 == "collective_ops" && $2 > 0 { found = 1 } END { exit !found }' collective.err ||
+  { echo "FAIL: h5perf -C did no collective transfer on the plugin"; fail=1; }
 run builtin 0 || { echo "FAIL: h5perf exited non-zero with MPIIO_REDIRECT=0"; fail=1; }
 if grep -q "mpiio stats:" builtin.err; then
   echo "FAIL: MPIIO_REDIRECT=0 still used the plugin"; fail=1

@@ -1,6 +1,7 @@
 // The two symbols HDF5's plugin loader looks up (and the only ones this library exports).
 #include "callbacks.hpp"
 #include "error.hpp"
+#include "mpi_family.hpp"
 #include "transfer_state.hpp"
 
 #include <H5PLextern.h>
@@ -10,9 +11,12 @@ extern "C" {
 H5PLUGIN_DLL H5PL_type_t H5PLget_plugin_type(void) { return H5PL_TYPE_VFD; }
 
 // Refuses to hand out the class (the library then reports the plugin as unusable) when the
-// running libhdf5 is not the 1.14 series this driver was built and tested for.
+// running libhdf5 uses another MPI family, or is not the 1.14 series this driver was built and
+// tested for. The MPI check comes first: it makes no MPI call, and nothing else may run before it.
 H5PLUGIN_DLL const void *H5PLget_plugin_info(void) {
-    const std::string problem = mpiio::transfer_state::resolve();
+    std::string problem = mpiio::mpi_family_mismatch();
+    if (problem.empty())
+        problem = mpiio::transfer_state::resolve();
     if (!problem.empty()) {
         mpiio::push_error("H5PLget_plugin_info", mpiio::ErrorKind::Unsupported, problem);
         return nullptr;

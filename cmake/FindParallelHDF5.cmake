@@ -87,3 +87,6 @@ get_filename_component(MPIIO_VFD_HDF5_PREFIX "${MPIIO_VFD_HDF5_PREFIX}" DIRECTOR
 find_program(MPIIO_VFD_H5DUMP h5dump HINTS ${MPIIO_VFD_HDF5_PREFIX}/bin NO_DEFAULT_PATH)
 find_program(MPIIO_VFD_H5LS h5ls HINTS ${MPIIO_VFD_HDF5_PREFIX}/bin NO_DEFAULT_PATH)
 message(STATUS "Parallel HDF5 ${MPIIO_VFD_HDF5_VERSION} via ${_hdf5_how}")
+
+# The MPI family (Open MPI or MPICH) and how tests launch it; checks HDF5 uses the same family.
+include(${CMAKE_CURRENT_LIST_DIR}/MpiFamily.cmake)

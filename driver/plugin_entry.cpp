@@ -2,6 +2,7 @@
 #include "callbacks.hpp"
 #include "error_stack.hpp"
 #include "hdf5_internals.hpp"
+#include "mpi_family.hpp"
 
 #include <H5PLextern.h>
 
@@ -10,9 +11,12 @@ extern "C" {
 H5PLUGIN_DLL H5PL_type_t H5PLget_plugin_type(void) { return H5PL_TYPE_VFD; }
 
 // Refuses to hand out the class (the library then reports the plugin as unusable) when the
-// running libhdf5 is not a release this driver was tested with.
+// running libhdf5 uses another MPI family, or is not a release this driver was tested with
+// (hdf5_internals.hpp). The MPI check comes first: it makes no MPI call, and nothing else may run before it.
 H5PLUGIN_DLL const void *H5PLget_plugin_info(void) {
-    const std::string problem = mpiio::hdf5_internals::resolve();
+    std::string problem = mpiio::mpi_family_mismatch();
+    if (problem.empty())
+        problem = mpiio::hdf5_internals::resolve();
     if (!problem.empty()) {
         mpiio::push_error("H5PLget_plugin_info", mpiio::Error(mpiio::ErrorKind::Unsupported, problem));
         return nullptr;

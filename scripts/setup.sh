@@ -1,23 +1,54 @@
 #!/usr/bin/env bash
 # Installs what mpiio-vfd needs on Debian 12 and prints the HDF5 prefix to use.
 #
-#   scripts/setup.sh            # packages + parallel HDF5 (cached), prints HDF5_ROOT on stdout's last line
+#   scripts/setup.sh [--mpi openmpi|mpich] [--hdf5 1.14.5|1.14.6]
 #
+# Installs the Debian packages (compilers, CMake, the chosen MPI family), then builds the stock
+# parallel HDF5 release against that MPI into a cache, once per (MPI family, HDF5 version):
+#   Open MPI: $CACHE/hdf5-<version>          MPICH: $CACHE/hdf5-<version>-mpich
+# The last line on stdout is the HDF5 prefix (everything else goes to stderr).
+#
+# Options (environment equivalents in parentheses):
+#   --mpi F          MPI family, openmpi (default) or mpich                      (MPIIO_MPI)
+#   --hdf5 V         HDF5 release, 1.14.5 (default, Debian suite trixie) or 1.14.6 (suite sid)
+#                                                                                (HDF5_VERSION)
 # Environment:
-#   HDF5_ROOT       an existing parallel HDF5 >= 1.14 install; used as is when it qualifies
-#   HDF5_VERSION    1.14.5 (default, Debian suite trixie) or 1.14.6 (suite sid)
-#   MPIIO_VFD_CACHE where the stock HDF5 build is cached (default /var/cache/mpiio-vfd), outside the clone
+#   HDF5_ROOT        an existing parallel HDF5 >= 1.14 install; used as is when it qualifies and is
+#                    linked against the requested MPI family
+#   MPIIO_VFD_CACHE  where the stock HDF5 builds are cached (default /var/cache/mpiio-vfd)
 #
-# Idempotent: with everything present it only checks and returns in a few seconds.
+# Idempotent: with everything present it only checks and returns in a few seconds. Two concurrent
+# runs never build the same prefix at once (flock on $CACHE/locks/<prefix name>.lock); the second
+# waits and reuses the first one's build.
 set -euo pipefail
 
+MPI_FAMILY=${MPIIO_MPI:-openmpi}
 HDF5_VERSION=${HDF5_VERSION:-1.14.5}
+while (($#)); do
+  case $1 in
+    --mpi) MPI_FAMILY=${2:?--mpi needs a value}; shift 2 ;;
+    --hdf5) HDF5_VERSION=${2:?--hdf5 needs a value}; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "[setup] unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
 CACHE=${MPIIO_VFD_CACHE:-/var/cache/mpiio-vfd}
 log() { echo "[setup] $*" >&2; }
 
+case "$MPI_FAMILY" in
+  openmpi) MPI_PACKAGES=(openmpi-bin libopenmpi-dev); MPICC=mpicc.openmpi; MPICXX=mpicxx.openmpi; SUFFIX="" ;;
+  mpich) MPI_PACKAGES=(mpich libmpich-dev); MPICC=mpicc.mpich; MPICXX=mpicxx.mpich; SUFFIX="-mpich" ;;
+  *) log "--mpi must be openmpi or mpich (got $MPI_FAMILY)"; exit 2 ;;
+esac
+case "$HDF5_VERSION" in
+  1.14.5) SUITE=trixie ;;
+  1.14.6) SUITE=sid ;;
+  *) log "--hdf5 must be 1.14.5 or 1.14.6 (got $HDF5_VERSION)"; exit 2 ;;
+esac
+
 # ---- Debian packages -------------------------------------------------------
-PACKAGES=(build-essential cmake ninja-build pkg-config openmpi-bin libopenmpi-dev
-          libgtest-dev zlib1g-dev dpkg-dev xz-utils gnuplot-nox)
+PACKAGES=(build-essential cmake ninja-build pkg-config "${MPI_PACKAGES[@]}"
+          libgtest-dev zlib1g-dev dpkg-dev xz-utils gnuplot-nox iproute2 util-linux)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -30,6 +61,9 @@ if ((${#missing[@]})); then
   apt-get update -q >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
 fi
+# Debian installs the families side by side; the suffixed wrappers pick one explicitly (the
+# unsuffixed mpicc is whichever family the alternatives system prefers).
+command -v "$MPICC" >/dev/null || { MPICC=mpicc; MPICXX=mpicxx; }
 
 # ---- parallel HDF5 ---------------------------------------------------------
 is_parallel_hdf5_114() { # $1 = prefix
@@ -42,26 +76,48 @@ is_parallel_hdf5_114() { # $1 = prefix
   [ "$maj" = 1 ] && [ "$min" -ge 14 ]
 }
 
-if [ -n "${HDF5_ROOT:-}" ] && is_parallel_hdf5_114 "$HDF5_ROOT"; then
-  log "using HDF5_ROOT=$HDF5_ROOT"
-  echo "$HDF5_ROOT"; exit 0
+# The MPI family libhdf5 in prefix $1 is linked against: openmpi, mpich, or unknown.
+hdf5_mpi_family() {
+  local lib
+  lib=$(ls "$1"/lib/libhdf5.so "$1"/lib/*/libhdf5.so 2>/dev/null | head -1)
+  [ -n "$lib" ] || { echo unknown; return; }
+  case "$(ldd "$lib" 2>/dev/null)" in
+    *libmpi.so.40*) echo openmpi ;;
+    *libmpich.so*|*libmpi.so.12*) echo mpich ;;
+    *) echo unknown ;;
+  esac
+}
+
+if [ -n "${HDF5_ROOT:-}" ]; then
+  if ! is_parallel_hdf5_114 "$HDF5_ROOT"; then
+    log "HDF5_ROOT=$HDF5_ROOT is not a parallel HDF5 >= 1.14; using the stock release instead"
+  elif [ "$(hdf5_mpi_family "$HDF5_ROOT")" = "$MPI_FAMILY" ]; then
+    log "using HDF5_ROOT=$HDF5_ROOT"
+    echo "$HDF5_ROOT"; exit 0
+  else
+    log "HDF5_ROOT=$HDF5_ROOT is linked against $(hdf5_mpi_family "$HDF5_ROOT"), not $MPI_FAMILY; using the stock release instead"
+  fi
 fi
-[ -n "${HDF5_ROOT:-}" ] && log "HDF5_ROOT=$HDF5_ROOT is not a parallel HDF5 >= 1.14; building the stock release instead"
 
-case "$HDF5_VERSION" in
-  1.14.5) SUITE=trixie ;;
-  1.14.6) SUITE=sid ;;
-  *) log "HDF5_VERSION must be 1.14.5 or 1.14.6 (got $HDF5_VERSION)"; exit 1 ;;
-esac
-
-PREFIX="$CACHE/hdf5-$HDF5_VERSION"
+NAME="hdf5-$HDF5_VERSION$SUFFIX"
+PREFIX="$CACHE/$NAME"
 SRC="$CACHE/src/hdf5-$HDF5_VERSION"
 if [ -f "$PREFIX/.complete" ] && is_parallel_hdf5_114 "$PREFIX"; then
-  log "cached parallel HDF5 $HDF5_VERSION in $PREFIX"
+  log "cached parallel HDF5 $HDF5_VERSION ($MPI_FAMILY) in $PREFIX"
   echo "$PREFIX"; exit 0
 fi
 
-mkdir -p "$CACHE/src"
+mkdir -p "$CACHE/src" "$CACHE/locks"
+# One builder per prefix (and per source tree); whoever waited re-checks and reuses.
+exec 8>"$CACHE/locks/$NAME.lock"
+flock -n 8 || { log "waiting for another setup that is building $NAME"; flock 8; }
+if [ -f "$PREFIX/.complete" ] && is_parallel_hdf5_114 "$PREFIX"; then
+  log "parallel HDF5 $HDF5_VERSION ($MPI_FAMILY) was built meanwhile in $PREFIX"
+  echo "$PREFIX"; exit 0
+fi
+
+exec 7>"$CACHE/locks/src-hdf5-$HDF5_VERSION.lock"
+flock -n 7 || { log "waiting for another setup that is unpacking hdf5-$HDF5_VERSION"; flock 7; }
 if [ ! -f "$SRC/.unpacked" ]; then
   # Fetch Debian's hdf5 source package from the mirror apt already uses, with a private
   # apt state so the system's sources and lists stay untouched.
@@ -89,23 +145,27 @@ SRCEOF
   tar -xf "$APTDIR"/dl/hdf5_*.orig.tar.* -C "$SRC" --strip-components=1
   touch "$SRC/.unpacked"
 fi
+exec 7>&-
 
-log "building parallel HDF5 $HDF5_VERSION into $PREFIX (about two minutes)"
-BUILD="$CACHE/build/hdf5-$HDF5_VERSION"
+log "building parallel HDF5 $HDF5_VERSION with $MPI_FAMILY ($MPICC) into $PREFIX (several minutes)"
+BUILD="$CACHE/build/$NAME"
 rm -rf "$BUILD" "$PREFIX"
 cmake -S "$SRC" -B "$BUILD" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
-  -DCMAKE_C_COMPILER=mpicc -DCMAKE_CXX_COMPILER=mpicxx \
+  -DCMAKE_C_COMPILER="$MPICC" -DCMAKE_CXX_COMPILER="$MPICXX" \
+  -DMPI_C_COMPILER="$MPICC" -DMPI_CXX_COMPILER="$MPICXX" \
   -DHDF5_ENABLE_PARALLEL=ON -DBUILD_SHARED_LIBS=ON -DBUILD_STATIC_LIBS=OFF \
   -DHDF5_ENABLE_Z_LIB_SUPPORT=ON -DHDF5_BUILD_TOOLS=ON -DHDF5_BUILD_HL_LIB=ON \
   -DHDF5_BUILD_CPP_LIB=OFF -DHDF5_BUILD_FORTRAN=OFF -DHDF5_BUILD_JAVA=OFF \
   -DHDF5_BUILD_EXAMPLES=OFF -DBUILD_TESTING=OFF -DHDF5_ENABLE_SZIP_SUPPORT=OFF \
-  -DHDF5_ALLOW_EXTERNAL_SUPPORT=NO >"$CACHE/hdf5-$HDF5_VERSION-configure.log" 2>&1 \
-  || { log "HDF5 configure failed; see $CACHE/hdf5-$HDF5_VERSION-configure.log"; exit 1; }
-cmake --build "$BUILD" -j "$(nproc)" >"$CACHE/hdf5-$HDF5_VERSION-build.log" 2>&1 \
-  || { log "HDF5 build failed; see $CACHE/hdf5-$HDF5_VERSION-build.log"; exit 1; }
+  -DHDF5_ALLOW_EXTERNAL_SUPPORT=NO >"$CACHE/$NAME-configure.log" 2>&1 \
+  || { log "HDF5 configure failed; see $CACHE/$NAME-configure.log"; exit 1; }
+cmake --build "$BUILD" -j "$(nproc)" >"$CACHE/$NAME-build.log" 2>&1 \
+  || { log "HDF5 build failed; see $CACHE/$NAME-build.log"; exit 1; }
 cmake --install "$BUILD" >/dev/null
 is_parallel_hdf5_114 "$PREFIX" || { log "built HDF5 is not parallel 1.14"; exit 1; }
+got=$(hdf5_mpi_family "$PREFIX")
+[ "$got" = "$MPI_FAMILY" ] || { log "built HDF5 is linked against $got, not $MPI_FAMILY"; exit 1; }
 touch "$PREFIX/.complete"
-log "parallel HDF5 $HDF5_VERSION installed in $PREFIX"
+log "parallel HDF5 $HDF5_VERSION ($MPI_FAMILY) installed in $PREFIX"
 echo "$PREFIX"

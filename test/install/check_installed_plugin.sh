@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # usage: check_installed_plugin.sh <build dir> <hdf5 prefix> <external_app.c>
+# Launches with $MPIIO_TEST_MPIEXEC $MPIIO_TEST_MPIEXEC_FLAGS and compiles with $MPIIO_TEST_MPICC
+# when HDF5 has no h5pcc (all set by ctest for the build's MPI family).
 set -euo pipefail
 build=$1 hdf5=$2 app_src=$3
+read -ra mpiexec <<<"${MPIIO_TEST_MPIEXEC:-mpiexec} ${MPIIO_TEST_MPIEXEC_FLAGS:-}"
 work=$(mktemp -d /dev/shm/mpiio-install-check.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
@@ -29,11 +32,11 @@ plugin_dir=$(cat "$work/consumer/build/plugin_dir.txt")
 
 # Build the external application with HDF5's own compiler wrapper, nothing from this project.
 "$hdf5/bin/h5pcc" -Wl,-rpath,"$hdf5/lib" -o "$work/external_app" "$app_src" >/dev/null 2>&1 || \
-  mpicc -o "$work/external_app" "$app_src" -I"$hdf5/include" -L"$hdf5/lib" -Wl,-rpath,"$hdf5/lib" -lhdf5
+  "${MPIIO_TEST_MPICC:-mpicc}" -o "$work/external_app" "$app_src" -I"$hdf5/include" -L"$hdf5/lib" -Wl,-rpath,"$hdf5/lib" -lhdf5
 
 run() { # driver file
   HDF5_PLUGIN_PATH=$plugin_dir HDF5_DRIVER=$1 \
-    mpirun -n 4 --oversubscribe --bind-to none "$work/external_app" "$2"
+    "${mpiexec[@]}" -n 4 "$work/external_app" "$2"
 }
 run mpio "$work/builtin.h5"
 run mpiio "$work/plugin.h5"

@@ -2,10 +2,12 @@
 # HDF5's serial tools read a file the plugin wrote:
 #   1. h5dump / h5ls with their default (sec2) driver;
 #   2. h5dump / h5ls with HDF5_DRIVER=mpiio, outside mpirun (the driver starts MPI itself).
-# Usage: serial_tools.sh <mpiexec> <write_sample> <scratch dir>
-# Needs MPIIO_TEST_H5DUMP, MPIIO_TEST_H5LS and HDF5_PLUGIN_PATH (set by ctest).
+# Usage: serial_tools.sh <write_sample> <scratch dir>
+# Needs MPIIO_TEST_H5DUMP, MPIIO_TEST_H5LS, MPIIO_TEST_MPIEXEC(_FLAGS) and HDF5_PLUGIN_PATH (set by
+# ctest).
 set -uo pipefail
-mpiexec=$1 writer=$2 dir=$3
+writer=$1 dir=$2
+read -ra mpiexec <<<"${MPIIO_TEST_MPIEXEC:?} ${MPIIO_TEST_MPIEXEC_FLAGS:-}"
 h5dump=${MPIIO_TEST_H5DUMP:?} h5ls=${MPIIO_TEST_H5LS:?}
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -17,7 +19,7 @@ rm -rf "$dir" && mkdir -p "$dir" || exit 1
 file=$dir/sample.h5
 unset HDF5_DRIVER HDF5_DRIVER_CONFIG
 
-"$mpiexec" -n 2 --oversubscribe --bind-to none "$writer" "$file" || { echo "FAIL: writer failed"; exit 1; }
+"${mpiexec[@]}" -n 2 "$writer" "$file" || { echo "FAIL: writer failed"; exit 1; }
 [ -s "$file" ] || { echo "FAIL: writer produced no file"; exit 1; }
 
 check_dump() { # <stdout file> <what>

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Sanitizer stage: builds the plugin and the tests with AddressSanitizer and
+# UndefinedBehaviorSanitizer (CMake preset "asan", build directory build-asan) and runs the unit,
+# plugin, mpi and selection_io suites on 1 and 4 ranks under OMPIO and ROMIO, plus the config
+# fuzz test. Exits non-zero on any test failure or any sanitizer report, including reports from
+# processes whose exit code a test ignores (every report is written to a log file that this script
+# checks). Suppressions (scripts/sanitizer-suppressions/) cover only MPI and HDF5 internals.
+#
+#   bash scripts/sanitize.sh            # the whole stage (what CI runs)
+#   bash scripts/sanitize.sh -R config  # extra arguments go to ctest
+#
+# Environment: MPIIO_TEST_DIR (scratch files), HDF5_ROOT / HDF5_VERSION as for scripts/setup.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+build=build-asan
+hdf5_root=$(scripts/setup.sh | tail -n 1)
+echo "[sanitize] HDF5 $hdf5_root -> $build" >&2
+HDF5_ROOT=$hdf5_root cmake --preset asan -DHDF5_ROOT="$hdf5_root" >&2
+cmake --build "$build" -j "$(nproc)" >&2
+
+logs=$root/$build/sanitizer-logs
+rm -rf "$logs" && mkdir -p "$logs"
+supp=$root/scripts/sanitizer-suppressions
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# detect_leaks: LeakSanitizer runs at exit; verify_asan_link_order=0 lets uninstrumented HDF5
+# tools (h5dump, h5ls) dlopen the instrumented plugin (the plugin is then checked on its own
+# accesses only); abort_on_error=0 keeps exit codes meaningful for ctest.
+export ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:verify_asan_link_order=0:suppressions=$supp/asan.supp:detect_stack_use_after_return=0"
+export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
+
+status=0
+ctest --test-dir "$build" --output-on-failure --timeout 900 -L '^(unit|plugin|mpi|selection_io)$' "$@" || status=$?
+
+reports=$(find "$logs" -type f | sort)
+if [ -n "$reports" ]; then
+  echo "[sanitize] sanitizer reports:" >&2
+  for f in $reports; do
+    echo "==== $f" >&2
+    head -n 60 "$f" >&2
+  done
+  status=1
+fi
+if [ "$status" = 0 ]; then
+  echo "[sanitize] no sanitizer reports, every test passed"
+else
+  echo "[sanitize] FAILED (test failures or sanitizer reports above)" >&2
+fi
+exit "$status"

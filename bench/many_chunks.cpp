@@ -4,6 +4,14 @@
 //
 //   mpirun -n 4 many_chunks [--max 1024] [--chunk 256] [--timeout 120] [--drivers mpio,mpiio]
 //                           [--config 'chunk_opt=multi'] [--mode coll|ind] [--reps 1] [--dir D]
+//                           [--shift S] [--uneven]
+//
+// Drivers: mpio (built-in), mpiio (plugin), raw (plain MPI-IO doing one collective write per chunk,
+// what multi-chunk I/O with every chunk collective asks of the MPI-IO layer; no HDF5).
+//
+// Rank r writes N chunks' worth of elements (N + r with --uneven), the blocks of all ranks one
+// after the other starting at element S (--shift, default 0): with S not a multiple of the chunk,
+// every rank boundary falls inside a chunk that two ranks share.
 //
 // Every step runs under a watchdog: a step (create+write+close or open+read+close) that takes
 // longer than --timeout seconds prints "many_chunks: HANG ..." naming the step, N, the driver and
@@ -14,6 +22,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -36,6 +45,8 @@ struct Options {
     bool collective = true;
     int reps = 1;
     std::string dir;
+    hsize_t shift = 0;
+    bool uneven = false;
 };
 
 int rank_ = 0, size_ = 1;
@@ -94,11 +105,77 @@ int value_at(hsize_t i, long n) {
     return static_cast<int>((i * 2654435761u + static_cast<hsize_t>(n)) & 0x7fffffff);
 }
 
+// This rank's elements [start, start + count) of a dataset of `total` elements: rank r writes
+// (n + r if uneven) chunks' worth, after the blocks of lower ranks and `shift` leading elements.
+struct Layout {
+    hsize_t start = 0, count = 0, total = 0;
+};
+Layout layout(const Options &o, long n) {
+    auto block = [&](int r) { return o.chunk * static_cast<hsize_t>(n + (o.uneven ? r : 0)); };
+    Layout l;
+    l.start = l.total = o.shift;
+    for (int r = 0; r < size_; ++r) {
+        if (r < rank_)
+            l.start += block(r);
+        l.total += block(r);
+    }
+    l.count = block(rank_);
+    return l;
+}
+
+void agree_or_abort(bool ok, const std::string &what) {
+    int all_ok = 0, mine = ok ? 1 : 0;
+    MPI_Allreduce(&mine, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_ok) {
+        if (rank_ == 0)
+            std::fprintf(stderr, "many_chunks: %s failed (error or wrong data read back)\n", what.c_str());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+// "raw": what multi-chunk I/O with every chunk collective does, in plain MPI-IO without HDF5 -
+// one MPI_File_write_at_all per chunk in file order, each rank contributing its part of that
+// chunk (often nothing) - then one MPI_File_read_at_all of each rank's block. Shows how much of
+// the per-chunk cost belongs to the MPI-IO layer. Returns {write s, read s}, maximum over ranks.
+std::pair<double, double> run_raw(const Options &o, long n, const std::string &path) {
+    const Layout l = layout(o, n);
+    std::vector<int> buf(l.count), got(l.count, -1);
+    for (hsize_t i = 0; i < l.count; ++i)
+        buf[i] = value_at(l.start + i, n);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    MPI_File fh;
+    bool ok = MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                            &fh) == MPI_SUCCESS;
+    const hsize_t chunks = (l.total + o.chunk - 1) / o.chunk;
+    for (hsize_t c = 0; ok && c < chunks; ++c) {
+        const hsize_t lo = std::max(c * o.chunk, l.start),
+                      hi = std::min((c + 1) * o.chunk, l.start + l.count);
+        const int len = hi > lo ? static_cast<int>(hi - lo) : 0;
+        const void *src = len ? static_cast<const void *>(&buf[lo - l.start]) : buf.data();
+        ok = MPI_File_write_at_all(fh, static_cast<MPI_Offset>(lo * sizeof(int)), src, len, MPI_INT,
+                                   MPI_STATUS_IGNORE) == MPI_SUCCESS;
+    }
+    MPI_File_close(&fh);
+    const double t1 = MPI_Wtime();
+    ok =
+        ok && MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) == MPI_SUCCESS;
+    ok = ok && MPI_File_read_at_all(fh, static_cast<MPI_Offset>(l.start * sizeof(int)), got.data(),
+                                    static_cast<int>(l.count), MPI_INT, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+    MPI_File_close(&fh);
+    const double t2 = MPI_Wtime();
+    agree_or_abort(ok && got == buf, "raw N=" + std::to_string(n));
+    double local[2] = {t1 - t0, t2 - t1}, global[2] = {0, 0};
+    MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return {global[0], global[1]};
+}
+
 // Returns {write seconds, read seconds}, maximum over ranks; aborts on any error or wrong data.
 std::pair<double, double> run(const Options &o, const std::string &driver, long n, const std::string &path) {
-    const hsize_t per_rank = o.chunk * static_cast<hsize_t>(n);
-    const hsize_t dims[1] = {per_rank * static_cast<hsize_t>(size_)};
-    const hsize_t start[1] = {per_rank * static_cast<hsize_t>(rank_)}, count[1] = {per_rank};
+    const Layout l = layout(o, n);
+    const hsize_t per_rank = l.count;
+    const hsize_t dims[1] = {l.total};
+    const hsize_t start[1] = {l.start}, count[1] = {per_rank};
     std::vector<int> buf(per_rank);
     for (hsize_t i = 0; i < per_rank; ++i)
         buf[i] = value_at(start[0] + i, n);
@@ -141,15 +218,7 @@ std::pair<double, double> run(const Options &o, const std::string &driver, long 
     const double t2 = MPI_Wtime();
     H5Sclose(mem);
     H5Pclose(dxpl);
-    ok = ok && got == buf;
-    int all_ok = 0, mine = ok ? 1 : 0;
-    MPI_Allreduce(&mine, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all_ok) {
-        if (rank_ == 0)
-            std::fprintf(stderr, "many_chunks: %s N=%ld failed (HDF5 error or wrong data read back)\n",
-                         driver.c_str(), n);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    agree_or_abort(ok && got == buf, driver + " N=" + std::to_string(n));
     double local[2] = {t1 - t0, t2 - t1}, global[2] = {0, 0};
     MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return {global[0], global[1]};
@@ -184,6 +253,10 @@ Options parse_args(int argc, char **argv) {
             o.reps = std::atoi(next().c_str());
         else if (a == "--dir")
             o.dir = next();
+        else if (a == "--shift")
+            o.shift = std::strtoull(next().c_str(), nullptr, 10);
+        else if (a == "--uneven")
+            o.uneven = true;
         else if (a == "--drivers") {
             o.drivers.clear();
             std::stringstream ss(next());
@@ -211,17 +284,18 @@ int main(int argc, char **argv) {
         std::filesystem::create_directories(o.dir);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank_ == 0)
-        std::printf("# %d ranks, chunk %llu ints, %s, config '%s'\n%8s %10s %6s %10s %10s %10s %10s\n", size_,
-                    static_cast<unsigned long long>(o.chunk), o.collective ? "collective" : "independent",
-                    o.config.c_str(), "N/rank", "chunks", "driver", "write_s", "read_s", "write_MB/s",
-                    "read_MB/s");
+        std::printf(
+            "# %d ranks, chunk %llu ints, shift %llu%s, %s, config '%s'\n%8s %10s %6s %10s %10s %10s %10s\n",
+            size_, static_cast<unsigned long long>(o.chunk), static_cast<unsigned long long>(o.shift),
+            o.uneven ? ", uneven" : "", o.collective ? "collective" : "independent", o.config.c_str(),
+            "N/rank", "chunks", "driver", "write_s", "read_s", "write_MB/s", "read_MB/s");
     for (long n = 1; n <= o.max_chunks; n *= 2) {
         for (int rep = 0; rep < o.reps; ++rep) {
             for (const auto &driver : o.drivers) {
                 const std::string path = o.dir + "/n" + std::to_string(n) + "." + driver + ".h5";
                 begin_step(driver + " N=" + std::to_string(n) + " chunks/rank (" + std::to_string(size_) +
                            " ranks, rep " + std::to_string(rep) + ")");
-                const auto [w, r] = run(o, driver, n, path);
+                const auto [w, r] = driver == "raw" ? run_raw(o, n, path) : run(o, driver, n, path);
                 const double mb = 4.0 * static_cast<double>(o.chunk) * static_cast<double>(n) * size_ / 1e6;
                 if (rank_ == 0) {
                     std::printf("%8ld %10ld %6s %10.4f %10.4f %10.1f %10.1f\n", n, n * size_, driver.c_str(),

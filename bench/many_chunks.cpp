@@ -2,7 +2,7 @@
 // N chunks per rank, N doubling from 1 to --max, through the built-in mpio driver and the mpiio
 // plugin, alternating. Prints one line per (N, driver) with write and read times.
 //
-//   mpirun -n 4 many_chunks [--max 1024] [--chunk 256] [--timeout 120] [--drivers mpio,mpiio]
+//   mpirun -n 4 many_chunks [--min 1] [--max 1024] [--chunk 256] [--timeout 120] [--drivers mpio,mpiio]
 //                           [--config 'chunk_opt=multi'] [--mode coll|ind] [--reps 1] [--dir D]
 //                           [--shift S] [--uneven]
 //
@@ -37,8 +37,8 @@
 namespace {
 
 struct Options {
-    long max_chunks = 1024; // per rank
-    hsize_t chunk = 256;    // elements (int) per chunk
+    long min_chunks = 1, max_chunks = 1024; // per rank
+    hsize_t chunk = 256;                    // elements (int) per chunk
     double timeout = 120;
     std::vector<std::string> drivers = {"mpio", "mpiio"};
     std::string config;
@@ -239,7 +239,9 @@ Options parse_args(int argc, char **argv) {
             ++i;
             return v;
         };
-        if (a == "--max")
+        if (a == "--min")
+            o.min_chunks = std::max(1L, std::atol(next().c_str()));
+        else if (a == "--max")
             o.max_chunks = std::atol(next().c_str());
         else if (a == "--chunk")
             o.chunk = std::strtoull(next().c_str(), nullptr, 10);
@@ -289,7 +291,7 @@ int main(int argc, char **argv) {
             size_, static_cast<unsigned long long>(o.chunk), static_cast<unsigned long long>(o.shift),
             o.uneven ? ", uneven" : "", o.collective ? "collective" : "independent", o.config.c_str(),
             "N/rank", "chunks", "driver", "write_s", "read_s", "write_MB/s", "read_MB/s");
-    for (long n = 1; n <= o.max_chunks; n *= 2) {
+    for (long n = o.min_chunks; n <= o.max_chunks; n *= 2) {
         for (int rep = 0; rep < o.reps; ++rep) {
             for (const auto &driver : o.drivers) {
                 const std::string path = o.dir + "/n" + std::to_string(n) + "." + driver + ".h5";

@@ -41,7 +41,8 @@ MpiHandleCounts mpi_handle_counts() {
 
 std::string MpiHandleCounts::text() const {
     return "comms " + std::to_string(comms) + ", datatypes " + std::to_string(types) + ", infos " +
-           std::to_string(infos) + ", groups " + std::to_string(groups) + ", files " + std::to_string(files);
+           std::to_string(infos) + ", groups " + std::to_string(groups) + ", files " + std::to_string(files) +
+           "; " + std::to_string(created) + " created since start";
 }
 
 } // namespace mpiio_test

@@ -29,7 +29,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # detect_leaks: LeakSanitizer runs at exit; verify_asan_link_order=0 lets uninstrumented HDF5
 # tools (h5dump, h5ls) dlopen the instrumented plugin (the plugin is then checked on its own
 # accesses only); abort_on_error=0 keeps exit codes meaningful for ctest.
-export ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:verify_asan_link_order=0:suppressions=$supp/asan.supp:detect_stack_use_after_return=0"
+# fast_unwind_on_malloc=0: full allocation stacks through the uninstrumented MPI and HDF5
+# libraries (which have no frame pointers), so suppressions can match them by module.
+export ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:verify_asan_link_order=0:fast_unwind_on_malloc=0:suppressions=$supp/asan.supp"
+# Keeps the plugin and Open MPI's components mapped until LeakSanitizer has reported.
+export LD_PRELOAD=$root/$build/test/libmpiio_keep_dlopened.so
 export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
 

@@ -1,24 +1,20 @@
 #include "executor.hpp"
 
+#include "common/agreement.hpp"
+
 #include <algorithm>
 #include <exception>
 #include <numeric>
-#include <stdexcept>
 #include <string>
 
 namespace mpiio::chunkio {
 namespace {
 
-void check(int code, const char *what) {
-    if (code != MPI_SUCCESS)
-        throw std::runtime_error(std::string(what) + " failed while planning collective chunk I/O");
-}
-
 // Collective. The piece counts of every rank (one MPI_Allgather).
 std::vector<int> gather_counts(MPI_Comm comm, std::size_t local_count, int nranks) {
     std::vector<int> counts(static_cast<std::size_t>(nranks));
     const int mine = static_cast<int>(local_count);
-    check(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, comm), "MPI_Allgather");
+    check_mpi(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, comm), "MPI_Allgather");
     return counts;
 }
 
@@ -29,9 +25,9 @@ std::vector<ChunkUse> gather_chunk_uses(MPI_Comm comm, const std::vector<std::ui
     std::vector<int> displs(counts.size());
     std::exclusive_scan(counts.begin(), counts.end(), displs.begin(), 0);
     std::vector<std::uint64_t> all(static_cast<std::size_t>(displs.back() + counts.back()));
-    check(MPI_Allgatherv(local.data(), static_cast<int>(local.size()), MPI_UINT64_T, all.data(),
-                         counts.data(), displs.data(), MPI_UINT64_T, comm),
-          "MPI_Allgatherv");
+    check_mpi(MPI_Allgatherv(local.data(), static_cast<int>(local.size()), MPI_UINT64_T, all.data(),
+                             counts.data(), displs.data(), MPI_UINT64_T, comm),
+              "MPI_Allgatherv");
     std::sort(all.begin(), all.end());
     std::vector<ChunkUse> uses;
     for (std::uint64_t a : all) {
@@ -82,12 +78,11 @@ Report run_multi(MPI_Comm comm, const Plan &plan, const std::vector<ChunkUse> &c
         if (mine)
             ++li;
     }
-    int failed = held ? 1 : 0, any_failed = 0;
-    check(MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+    // The independent chunks had no agreement of their own: one for the whole operation.
+    std::optional<Error> failure;
     if (held)
-        std::rethrow_exception(held);
-    if (any_failed)
-        throw std::runtime_error("independent chunk I/O failed on another rank");
+        failure = capture([&] { std::rethrow_exception(held); });
+    agree(comm, failure);
     return report;
 }
 
@@ -98,7 +93,7 @@ Report execute(MPI_Comm comm, const Knobs &knobs, const std::vector<std::uint64_
     static const std::vector<std::uint64_t> kNone;
     const std::vector<std::uint64_t> &local = local_failure ? kNone : local_in;
     int nranks = 1;
-    check(MPI_Comm_size(comm, &nranks), "MPI_Comm_size");
+    check_mpi(MPI_Comm_size(comm, &nranks), "MPI_Comm_size");
     const Gather need = what_to_gather(knobs);
     bool linked = need == Gather::Nothing;
     std::vector<int> counts;
@@ -110,9 +105,7 @@ Report execute(MPI_Comm comm, const Knobs &knobs, const std::vector<std::uint64_
         }
     }
     if (linked) {
-        std::vector<std::size_t> all(local.size());
-        std::iota(all.begin(), all.end(), std::size_t{0});
-        transport.collective(all); // agrees on errors: a local failure was handed to the transport
+        transport.collective_all(); // agrees on errors: a local failure was handed to the transport
         if (local_failure)
             std::rethrow_exception(local_failure);
         Report report;

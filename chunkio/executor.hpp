@@ -22,6 +22,8 @@ public:
     // Collective: one collective transfer of the given local pieces (possibly none). Every rank
     // calls it the same number of times; it must agree on errors itself.
     virtual void collective(std::span<const std::size_t> pieces) = 0;
+    // Collective: the same for all local pieces (linked-chunk I/O).
+    virtual void collective_all() = 0;
     // Local: an independent transfer of the given local pieces.
     virtual void independent(std::span<const std::size_t> pieces) = 0;
 };
@@ -36,7 +38,7 @@ struct Report {
 
 // local_addresses: this rank's pieces, sorted ascending, unique. local_failure: an error this rank
 // already has (it then joins every collective step with no pieces, and rethrows it at the end;
-// the other ranks fail too).
+// the other ranks fail too, with an Error(OtherRank)).
 Report execute(MPI_Comm comm, const Knobs &knobs, const std::vector<std::uint64_t> &local_addresses,
                Transport &transport, std::exception_ptr local_failure = nullptr);
 

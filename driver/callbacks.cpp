@@ -3,7 +3,7 @@
 // exception ever crosses into the C library.
 #include "callbacks.hpp"
 
-#include "error.hpp"
+#include "error_stack.hpp"
 #include "file.hpp"
 #include "h5fd_mpiio.h"
 #include "mpi_runtime.hpp"
@@ -19,18 +19,26 @@ template <class Body> bool guarded(const char *function, Body &&body) noexcept {
         body();
         return true;
     } catch (const Error &e) {
-        push_error(function, e.kind(), e.what());
+        push_error(function, e);
     } catch (const std::bad_alloc &) {
-        push_error(function, ErrorKind::Internal, "out of memory");
+        push_error(function, Error(ErrorKind::Internal, "out of memory"));
     } catch (const std::exception &e) {
-        push_error(function, ErrorKind::Internal, e.what());
+        push_error(function, Error(ErrorKind::Internal, e.what()));
     } catch (...) {
-        push_error(function, ErrorKind::Internal, "unknown exception");
+        push_error(function, Error(ErrorKind::Internal, "unknown exception"));
     }
     return false;
 }
 
 herr_t status(bool ok) { return ok ? 0 : -1; }
+
+// Every transfer, flush, truncate and close first waits until the last collective write that
+// took the independent route is complete on every rank (file.hpp, pending_barrier).
+File *settled(H5FD_t *f) {
+    File *file = as_file(f);
+    settle_collective_write(*file->state);
+    return file;
+}
 
 herr_t cb_terminate() {
     release_error_class();
@@ -47,7 +55,7 @@ H5FD_t *cb_open(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
 
 // Collective.
 herr_t cb_close(H5FD_t *f) {
-    return status(guarded("mpiio close", [&] { close_file(as_file(f)); }));
+    return status(guarded("mpiio close", [&] { close_file(settled(f)); }));
 }
 
 // Local; called with f == NULL too.
@@ -70,7 +78,7 @@ haddr_t cb_get_eof(const H5FD_t *f, H5FD_mem_t) { return as_file(f)->state->eof;
 // Local. The MPI_File, as the built-in driver hands it out (t_pflush1 closes it directly).
 herr_t cb_get_handle(H5FD_t *f, hid_t, void **handle) {
     if (handle == nullptr) {
-        push_error("mpiio get_handle", ErrorKind::Config, "no output pointer for the file handle");
+        push_error("mpiio get_handle", Error(ErrorKind::Config, "no output pointer for the file handle"));
         return -1;
     }
     *handle = &as_file(f)->fh;
@@ -79,29 +87,29 @@ herr_t cb_get_handle(H5FD_t *f, hid_t, void **handle) {
 
 // Collective or independent as the library's transfer mode says (see scalar_io.cpp).
 herr_t cb_read(H5FD_t *f, H5FD_mem_t type, hid_t, haddr_t addr, size_t size, void *buf) {
-    return status(guarded("mpiio read", [&] { read_scalar(as_file(f), type, addr, size, buf); }));
+    return status(guarded("mpiio read", [&] { read_scalar(settled(f), type, addr, size, buf); }));
 }
 
 herr_t cb_write(H5FD_t *f, H5FD_mem_t type, hid_t, haddr_t addr, size_t size, const void *buf) {
-    return status(guarded("mpiio write", [&] { write_scalar(as_file(f), type, addr, size, buf); }));
+    return status(guarded("mpiio write", [&] { write_scalar(settled(f), type, addr, size, buf); }));
 }
 
 herr_t cb_read_vector(H5FD_t *f, hid_t, uint32_t count, H5FD_mem_t types[], haddr_t addrs[], size_t sizes[],
                       void *bufs[]) {
     return status(
-        guarded("mpiio read_vector", [&] { read_vector(as_file(f), count, types, addrs, sizes, bufs); }));
+        guarded("mpiio read_vector", [&] { read_vector(settled(f), count, types, addrs, sizes, bufs); }));
 }
 
 herr_t cb_write_vector(H5FD_t *f, hid_t, uint32_t count, H5FD_mem_t types[], haddr_t addrs[], size_t sizes[],
                        const void *bufs[]) {
     return status(
-        guarded("mpiio write_vector", [&] { write_vector(as_file(f), count, types, addrs, sizes, bufs); }));
+        guarded("mpiio write_vector", [&] { write_vector(settled(f), count, types, addrs, sizes, bufs); }));
 }
 
 herr_t cb_read_selection(H5FD_t *f, H5FD_mem_t, hid_t dxpl_id, size_t count, hid_t mem_spaces[],
                          hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[], void *bufs[]) {
     return status(guarded("mpiio read_selection", [&] {
-        read_selection(as_file(f), dxpl_id, count, mem_spaces, file_spaces, offsets, element_sizes, bufs);
+        read_selection(settled(f), dxpl_id, count, mem_spaces, file_spaces, offsets, element_sizes, bufs);
     }));
 }
 
@@ -109,17 +117,17 @@ herr_t cb_write_selection(H5FD_t *f, H5FD_mem_t, hid_t dxpl_id, size_t count, hi
                           hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[],
                           const void *bufs[]) {
     return status(guarded("mpiio write_selection", [&] {
-        write_selection(as_file(f), dxpl_id, count, mem_spaces, file_spaces, offsets, element_sizes, bufs);
+        write_selection(settled(f), dxpl_id, count, mem_spaces, file_spaces, offsets, element_sizes, bufs);
     }));
 }
 
 // Collective.
 herr_t cb_flush(H5FD_t *f, hid_t, hbool_t closing) {
-    return status(guarded("mpiio flush", [&] { flush_file(as_file(f), closing); }));
+    return status(guarded("mpiio flush", [&] { flush_file(settled(f), closing); }));
 }
 
 herr_t cb_truncate(H5FD_t *f, hid_t, hbool_t) {
-    return status(guarded("mpiio truncate", [&] { truncate_file(as_file(f)); }));
+    return status(guarded("mpiio truncate", [&] { truncate_file(settled(f)); }));
 }
 
 // Collective over the FAPL's communicator.

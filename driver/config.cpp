@@ -1,6 +1,8 @@
 #include "config.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
+
+#include <mpi.h>
 
 #include <array>
 #include <functional>
@@ -17,26 +19,43 @@ std::string trim(const std::string &s) {
     return s.substr(b, e - b + 1);
 }
 
-// Looks `value` up in a list of (name, enum) choices; throws naming the key and the choices.
+[[noreturn]] void bad_value(const std::string &key, const std::string &value, const std::string &expected) {
+    throw Error(ErrorKind::Config,
+                "config key '" + key + "' has invalid value '" + value + "' (" + expected + ")");
+}
+
+// An enumerated setting: its names in documentation order.
+template <class Enum, size_t N> using Choices = std::array<std::pair<const char *, Enum>, N>;
+
+// Looks `value` up in `choices`; throws naming the key and the allowed names.
 template <class Enum, size_t N>
-Enum choose(const std::string &key, const std::string &value,
-            const std::array<std::pair<const char *, Enum>, N> &choices) {
+Enum choose(const std::string &key, const std::string &value, const Choices<Enum, N> &choices) {
     std::string allowed;
     for (const auto &[name, e] : choices) {
         if (value == name)
             return e;
         allowed += allowed.empty() ? name : std::string(" | ") + name;
     }
-    throw Error(ErrorKind::Config,
-                "config key '" + key + "' has invalid value '" + value + "' (allowed: " + allowed + ")");
+    bad_value(key, value, "allowed: " + allowed);
 }
 
-constexpr std::array<std::pair<const char *, CommChoice>, 2> kComm{
-    {{"world", CommChoice::World}, {"self", CommChoice::Self}}};
-constexpr std::array<std::pair<const char *, SyncPolicy>, 3> kSync{
+template <class Enum, size_t N> std::string name_of(Enum e, const Choices<Enum, N> &choices) {
+    for (const auto &[name, value] : choices)
+        if (value == e)
+            return name;
+    return "?";
+}
+
+constexpr Choices<CommChoice, 2> kComm{{{"world", CommChoice::World}, {"self", CommChoice::Self}}};
+constexpr Choices<SyncPolicy, 3> kSync{
     {{"auto", SyncPolicy::Auto}, {"flush", SyncPolicy::Flush}, {"never", SyncPolicy::Never}}};
-constexpr std::array<std::pair<const char *, StatsMode>, 2> kStats{
-    {{"off", StatsMode::Off}, {"summary", StatsMode::Summary}}};
+constexpr Choices<StatsMode, 2> kStats{{{"off", StatsMode::Off}, {"summary", StatsMode::Summary}}};
+constexpr Choices<CollectiveRoute, 3> kRoute{{{"auto", CollectiveRoute::Auto},
+                                              {"collective", CollectiveRoute::Collective},
+                                              {"independent", CollectiveRoute::Independent}}};
+constexpr Choices<Config::ChunkOpt, 3> kChunkOpt{{{"default", Config::ChunkOpt::Default},
+                                                  {"linked", Config::ChunkOpt::Linked},
+                                                  {"multi", Config::ChunkOpt::Multi}}};
 
 // A byte count with an optional K, M or G suffix (binary multiples).
 std::size_t parse_bytes(const std::string &key, const std::string &value) {
@@ -57,9 +76,8 @@ std::size_t parse_bytes(const std::string &key, const std::string &value) {
         shift = 30;
     else if (!suffix.empty())
         pos = 0;
-    if (pos == 0 || value.empty() || value[0] == '-' || n > (~0ull >> shift))
-        throw Error(ErrorKind::Config, "config key '" + key + "' has invalid value '" + value +
-                                           "' (expected a byte count such as 65536, 64K or 4M)");
+    if (pos == 0 || value.empty() || value[0] == '-' || value[0] == '+' || n > (~0ull >> shift))
+        bad_value(key, value, "expected a byte count such as 65536, 64K or 4M");
     return static_cast<std::size_t>(n << shift);
 }
 
@@ -71,71 +89,119 @@ unsigned parse_unsigned(const std::string &key, const std::string &value, unsign
     } catch (const std::exception &) {
         pos = 0;
     }
-    if (pos == 0 || pos != value.size() || value[0] == '-' || n > max)
-        throw Error(ErrorKind::Config, "config key '" + key + "' has invalid value '" + value +
-                                           "' (expected a whole number from 0 to " + std::to_string(max) +
-                                           ")");
+    if (pos == 0 || pos != value.size() || value[0] == '-' || value[0] == '+' || n > max)
+        bad_value(key, value, "expected a whole number from 0 to " + std::to_string(max));
     return static_cast<unsigned>(n);
 }
 
-constexpr std::array<std::pair<const char *, Config::ChunkOpt>, 3> kChunkOpt{
-    {{"default", Config::ChunkOpt::Default},
-     {"linked", Config::ChunkOpt::Linked},
-     {"multi", Config::ChunkOpt::Multi}}};
+template <class T> std::string optional_text(const std::optional<T> &v) {
+    return v ? std::to_string(static_cast<long long>(*v)) : "-";
+}
 
+// The one table of configuration keys. `values` lists the accepted values ("a | b" for names),
+// `fallback` is the documented default (parsed by the default-consistency test; empty when the
+// application's DXPL decides), `apply` parses a value into the Config, `show` prints the setting
+// for Config::canonical (so ranks configured differently in any way are caught at open).
 struct KeySpec {
     const char *key;
     const char *values;
+    const char *fallback;
     const char *meaning;
     std::function<void(Config &, const std::string &key, const std::string &value)> apply;
+    std::function<std::string(const Config &)> show;
 };
 
 const std::vector<KeySpec> &key_table() {
     static const std::vector<KeySpec> table = {
-        {"comm", "world | self",
-         "communicator when the FAPL has none (HDF5_DRIVER, H5Pset_driver_by_name without "
-         "H5Pset_mpi_params); default world",
-         [](Config &c, const std::string &k, const std::string &v) { c.comm = choose(k, v, kComm); }},
-        {"sync", "auto | flush | never",
-         "when to call MPI_File_sync: auto (as the built-in driver), flush (on H5Fflush only), "
-         "never; default auto",
-         [](Config &c, const std::string &k, const std::string &v) { c.sync = choose(k, v, kSync); }},
-        {"stats", "off | summary",
-         "per-file I/O statistics, printed by rank 0 to stderr at file close; default off",
-         [](Config &c, const std::string &k, const std::string &v) { c.stats = choose(k, v, kStats); }},
-        {"staging_buffer", "<bytes>",
-         "largest buffer used to combine independent requests into one MPI call; default 4M",
+        {"comm", "world | self", "world", "communicator when the FAPL has none",
+         [](Config &c, const std::string &k, const std::string &v) { c.comm = choose(k, v, kComm); },
+         [](const Config &c) { return name_of(c.comm, kComm); }},
+        {"sync", "auto | flush | never", "auto",
+         "`auto`: `MPI_File_sync` on `H5Fflush`, and after every collective write when the MPI-IO layer says "
+         "writes are not immediately visible (`romio_visibility_immediate=false` or "
+         "`HDF5_DO_MPI_FILE_SYNC`), "
+         "as the built-in driver; `flush`: only on `H5Fflush`; `never`: no sync (scratch files)",
+         [](Config &c, const std::string &k, const std::string &v) { c.sync = choose(k, v, kSync); },
+         [](const Config &c) { return name_of(c.sync, kSync); }},
+        {"stats", "off | summary", "off", "per-file statistics printed by rank 0 to stderr at close",
+         [](Config &c, const std::string &k, const std::string &v) { c.stats = choose(k, v, kStats); },
+         [](const Config &c) { return name_of(c.stats, kStats); }},
+        {"collective_route", "auto | collective | independent", "auto",
+         "how a collective transfer moves its bytes: `auto` lets each rank move its own extent with "
+         "independent calls when no two ranks' extents overlap (sieved reads; writes that read back the "
+         "holes inside the rank's own extent) and uses MPI collective I/O when they interleave; `collective` "
+         "always uses MPI collective I/O; `independent` never does (writes then bridge holes only when the "
+         "extents are disjoint)",
+         [](Config &c, const std::string &k, const std::string &v) {
+             c.collective_route = choose(k, v, kRoute);
+         },
+         [](const Config &c) { return name_of(c.collective_route, kRoute); }},
+        {"staging_buffer", "bytes, K/M/G suffix", "4M",
+         "largest buffer used to turn many independent requests into one MPI call",
          [](Config &c, const std::string &k, const std::string &v) {
              c.staging_buffer = parse_bytes(k, v);
              if (c.staging_buffer == 0)
-                 throw Error(ErrorKind::Config, "config key 'staging_buffer' must be positive");
-         }},
-        {"sieve_gap", "<bytes>",
-         "independent reads (and single-rank writes) merge requests separated by at most this many "
-         "bytes; 0 merges only adjacent requests; default 4K",
-         [](Config &c, const std::string &k, const std::string &v) { c.sieve_gap = parse_bytes(k, v); }},
-        {"chunk_opt", "default | linked | multi",
-         "collective chunk I/O: one operation over all chunks (linked), one per chunk (multi), or decided "
-         "by chunk_opt_num (default); overrides H5Pset_dxpl_mpio_chunk_opt",
-         [](Config &c, const std::string &k, const std::string &v) {
-             c.chunk_opt = choose(k, v, kChunkOpt);
-         }},
-        {"chunk_opt_num", "<chunks>",
-         "linked-chunk I/O when the average number of chunks per rank is at least this (0: always); "
-         "overrides H5Pset_dxpl_mpio_chunk_opt_num",
+                 bad_value(k, v, "must be positive");
+         },
+         [](const Config &c) { return std::to_string(c.staging_buffer); }},
+        {"sieve_gap", "bytes", "4K",
+         "independent reads, and writes inside a rank's own extent, read across gaps up to this size instead "
+         "of issuing a call per piece",
+         [](Config &c, const std::string &k, const std::string &v) { c.sieve_gap = parse_bytes(k, v); },
+         [](const Config &c) { return std::to_string(c.sieve_gap); }},
+        {"chunk_opt", "default | linked | multi", "", "overrides `H5Pset_dxpl_mpio_chunk_opt`",
+         [](Config &c, const std::string &k, const std::string &v) { c.chunk_opt = choose(k, v, kChunkOpt); },
+         [](const Config &c) { return c.chunk_opt ? name_of(*c.chunk_opt, kChunkOpt) : "-"; }},
+        {"chunk_opt_num", "chunks per rank", "", "overrides `H5Pset_dxpl_mpio_chunk_opt_num`",
          [](Config &c, const std::string &k, const std::string &v) {
              c.chunk_opt_num = parse_unsigned(k, v, 1u << 30);
-         }},
-        {"chunk_opt_ratio", "<percent>",
-         "in multi-chunk I/O a chunk is collective when more than this percentage of ranks touch it "
-         "(0: every chunk); overrides H5Pset_dxpl_mpio_chunk_opt_ratio",
+         },
+         [](const Config &c) { return optional_text(c.chunk_opt_num); }},
+        {"chunk_opt_ratio", "percent 0-100", "", "overrides `H5Pset_dxpl_mpio_chunk_opt_ratio`",
          [](Config &c, const std::string &k, const std::string &v) {
              c.chunk_opt_ratio = parse_unsigned(k, v, 100);
-         }},
-        {"hint.<name>", "<value>",
-         "an MPI-IO hint passed to MPI_File_open, e.g. hint.cb_buffer_size=16777216", nullptr},
+         },
+         [](const Config &c) { return optional_text(c.chunk_opt_ratio); }},
+        {"hint.<name>", "string", "",
+         "MPI-IO hint passed to `MPI_File_open`, e.g. `hint.romio_cb_write=enable`", nullptr, nullptr},
     };
     return table;
+}
+
+// "a | b" -> "`a` \| `b`"; other value texts unchanged.
+std::string markdown_values(const std::string &values) {
+    if (values.find(" | ") == std::string::npos)
+        return values;
+    std::string out;
+    size_t start = 0;
+    while (true) {
+        const size_t bar = values.find(" | ", start);
+        out += "`" + values.substr(start, bar - start) + "`";
+        if (bar == std::string::npos)
+            return out;
+        out += " \\| ";
+        start = bar + 3;
+    }
+}
+
+std::string json_escape(const std::string &text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        if (c != '`')
+            out += c;
+    }
+    return out;
+}
+
+void apply_hint(Config &config, const std::string &key, const std::string &value) {
+    const std::string hint = key.substr(5);
+    if (hint.empty() || value.empty())
+        throw Error(ErrorKind::Config, "config key '" + key + "' needs a hint name and a value");
+    if (hint.size() > MPI_MAX_INFO_KEY || value.size() > MPI_MAX_INFO_VAL)
+        throw Error(ErrorKind::Config, "MPI-IO hint '" + hint + "' or its value is too long");
+    config.hints.emplace_back(hint, value);
 }
 
 } // namespace
@@ -144,6 +210,39 @@ std::string config_keys_help() {
     std::string out;
     for (const auto &k : key_table())
         out += std::string(k.key) + " = " + k.values + ": " + k.meaning + "\n";
+    return out;
+}
+
+std::string config_markdown_table() {
+    std::string out = "| key | values (default) | meaning |\n|---|---|---|\n";
+    for (const auto &k : key_table()) {
+        std::string values = markdown_values(k.values);
+        if (*k.fallback != '\0')
+            values += " (`" + std::string(k.fallback) + "`)";
+        out += "| `" + std::string(k.key) + "` | " + values + " | " + k.meaning + " |\n";
+    }
+    return out;
+}
+
+std::string config_json_keys() {
+    std::string out;
+    const auto &table = key_table();
+    for (size_t i = 0; i < table.size(); ++i) {
+        const KeySpec &k = table[i];
+        std::string text = std::string(k.values) + ": " + k.meaning;
+        if (*k.fallback != '\0')
+            text += " (default " + std::string(k.fallback) + ")";
+        out += "    \"" + std::string(k.key) + "\": \"" + json_escape(text) + "\"" +
+               (i + 1 < table.size() ? "," : "") + "\n";
+    }
+    return out;
+}
+
+std::string config_default_text() {
+    std::string out;
+    for (const auto &k : key_table())
+        if (*k.fallback != '\0')
+            out += std::string(k.key) + "=" + k.fallback + ";";
     return out;
 }
 
@@ -164,43 +263,31 @@ Config parse_config(const std::string &text) {
         const std::string key = trim(entry.substr(0, eq));
         const std::string value = trim(entry.substr(eq + 1));
         if (key.rfind("hint.", 0) == 0) {
-            const std::string hint = key.substr(5);
-            if (hint.empty() || value.empty())
-                throw Error(ErrorKind::Config, "config key '" + key + "' needs a hint name and a value");
-            if (hint.size() > MPI_MAX_INFO_KEY || value.size() > MPI_MAX_INFO_VAL)
-                throw Error(ErrorKind::Config, "MPI-IO hint '" + hint + "' or its value is too long");
-            config.hints.emplace_back(hint, value);
+            apply_hint(config, key, value);
             continue;
         }
-        bool known = false;
-        for (const auto &spec : key_table()) {
-            if (spec.apply != nullptr && key == spec.key) {
-                spec.apply(config, key, value);
-                known = true;
-                break;
-            }
-        }
-        if (!known) {
+        const KeySpec *spec = nullptr;
+        for (const auto &k : key_table())
+            if (k.apply != nullptr && key == k.key)
+                spec = &k;
+        if (spec == nullptr) {
             std::string names;
-            for (const auto &spec : key_table())
-                names += (names.empty() ? "" : ", ") + std::string(spec.key);
+            for (const auto &k : key_table())
+                names += (names.empty() ? "" : ", ") + std::string(k.key);
             throw Error(ErrorKind::Config, "unknown config key '" + key + "' (known keys: " + names + ")");
         }
+        spec->apply(config, key, value);
     }
     return config;
 }
 
 std::string Config::canonical() const {
-    // Every setting, so that ranks configured differently in any way are caught at open.
-    auto optional_text = [](const auto &v) { return v ? std::to_string(static_cast<long long>(*v)) : "-"; };
-    std::string out =
-        "comm=" + std::to_string(static_cast<int>(comm)) + ";sync=" + std::to_string(static_cast<int>(sync)) +
-        ";stats=" + std::to_string(static_cast<int>(stats)) +
-        ";staging_buffer=" + std::to_string(staging_buffer) + ";sieve_gap=" + std::to_string(sieve_gap) +
-        ";chunk_opt=" + optional_text(chunk_opt) + ";chunk_opt_num=" + optional_text(chunk_opt_num) +
-        ";chunk_opt_ratio=" + optional_text(chunk_opt_ratio);
+    std::string out;
+    for (const auto &k : key_table())
+        if (k.show != nullptr)
+            out += std::string(k.key) + "=" + k.show(*this) + ";";
     for (const auto &[k, v] : hints)
-        out += ";hint." + k + "=" + v;
+        out += "hint." + k + "=" + v + ";";
     return out;
 }
 

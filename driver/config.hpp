@@ -1,7 +1,9 @@
 // The driver's configuration string: `HDF5_DRIVER_CONFIG` or the argument of
 // H5Pset_driver_by_name(fapl, "mpiio", config). Entries are `key=value`, separated by `;`
-// (blanks around keys and values are ignored). One key table (config.cpp) defines every key,
-// its allowed values and its documentation; unknown keys and bad values are errors naming them.
+// (blanks around keys and values are ignored). One key table (config.cpp) defines every key: its
+// parser, its default, its canonical text and its documentation; the README's configuration table
+// and h5plugin.json are generated from it (config_markdown_table, config_json_keys) and a unit test
+// checks they match. Unknown keys and bad values are errors naming them.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +18,11 @@ namespace mpiio {
 enum class CommChoice { World, Self }; // communicator when the FAPL carries none
 enum class SyncPolicy { Auto, Flush, Never };
 enum class StatsMode { Off, Summary };
+// How a collective transfer moves its bytes (ARCHITECTURE.md D12). auto: each rank moves its own
+// extent independently when no two ranks' extents overlap, MPI collective I/O otherwise;
+// collective: always MPI collective I/O; independent: always each rank on its own (writes then
+// bridge holes only when the extents are disjoint).
+enum class CollectiveRoute { Auto, Collective, Independent };
 
 struct Config {
     CommChoice comm = CommChoice::World;
@@ -31,6 +38,7 @@ struct Config {
     // buffer of at most staging_buffer bytes and moved with one MPI call.
     std::size_t staging_buffer = std::size_t{4} << 20;
     std::size_t sieve_gap = 4096;
+    CollectiveRoute collective_route = CollectiveRoute::Auto;
     // Collective chunk I/O knobs; when set they override the application's DXPL
     // (H5Pset_dxpl_mpio_chunk_opt, _num, _ratio). See chunkio/decision.hpp.
     enum class ChunkOpt { Default, Linked, Multi };
@@ -48,8 +56,18 @@ struct Config {
 // Parses `text` (may be empty). Throws Error(Config) naming the first bad entry.
 Config parse_config(const std::string &text);
 
-// One line per key: "key  values  meaning", for error messages and documentation.
+// One line per key: "key = values: meaning", for error messages and documentation.
 std::string config_keys_help();
+
+// The README's configuration table (markdown, header included), generated from the key table.
+std::string config_markdown_table();
+
+// The "config_keys" object of h5plugin.json (the lines between its braces), generated likewise.
+std::string config_json_keys();
+
+// Every key's documented default as "key=value" entries ("" for keys without one), so a test can
+// check that parsing the documented defaults gives Config{}.
+std::string config_default_text();
 
 // 64-bit FNV-1a hash (used to compare canonical configurations across ranks).
 std::uint64_t fnv1a(const std::string &text);

@@ -2,9 +2,11 @@
 // state. Callbacks in callbacks.cpp dispatch to the functions declared here.
 #pragma once
 
+#include "common/error.hpp"
+#include "common/mpi_handle.hpp"
 #include "config.hpp"
-#include "mpi_handles.hpp"
-#include "run.hpp"
+#include "selection/byte_runs.hpp"
+#include "selection/combine.hpp"
 #include "selection/type_cache.hpp"
 #include "stats.hpp"
 
@@ -13,11 +15,26 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 namespace mpiio {
+
+enum class Direction { Read, Write };
+
+// Containers reused by every operation on a file, so that a request of one block allocates
+// nothing: each use clears them and keeps their capacity.
+struct Scratch {
+    std::vector<char> staging;                     // independent_runs' buffer (<= staging_buffer)
+    std::vector<selection::ByteRun> runs;          // byte runs of one operation
+    std::vector<selection::SelectionPiece> pieces; // pieces of one selection request, by address
+    std::vector<std::uint64_t> piece_addresses;    // distinct piece addresses (chunk executor)
+    std::vector<std::size_t> group_start;          // first piece of each address
+    std::vector<selection::Piece> typed;           // pieces with their datatypes
+    std::vector<std::int64_t> exchange;            // every rank's words of the route exchange
+};
 
 // Everything but the two members HDF5 may look at directly.
 struct FileState {
@@ -36,11 +53,20 @@ struct FileState {
     haddr_t known_size = 0;
     bool sync_after_collective_write = false; // MPI-IO layer needs MPI_File_sync for visibility
     bool read_only = false;
+    // A write of this rank that failed where no agreement followed (independent calls); every
+    // rank fails the file's next collective step with it, so no rank goes on believing the data
+    // is in the file (see deferred_error.hpp).
+    std::optional<Error> failed_write;
+    // The MPI_Ibarrier posted after a collective write that took the independent route: a rank
+    // may leave such a write before the others have written, and HDF5 follows collective writes
+    // with independent writes to the same bytes (a chunk filled collectively by one rank, then
+    // written independently by another). Every later transfer waits for it first
+    // (settle_collective_write); MPI collective writes synchronise this way themselves (ROMIO
+    // ends its two-phase write with an allreduce for this reason).
+    MPI_Request pending_barrier = MPI_REQUEST_NULL;
     Stats stats{};
-    std::vector<char> staging; // independent_runs' buffer, at most config.staging_buffer bytes
-    std::vector<Run> scratch_runs;
-    selection::TypeCache type_cache; // derived types by selection shape (time-step loops) // reused by
-                                     // independent selection transfers
+    Scratch scratch;
+    selection::TypeCache type_cache; // derived types by selection shape (time-step loops)
 };
 
 // H5Fset_mpi_atomicity casts any MPI driver's file to the built-in driver's struct and uses its
@@ -58,6 +84,10 @@ static_assert(offsetof(File, fh) == offsetof(H5FD_mpiio_prefix_t, fh),
 inline File *as_file(H5FD_t *f) { return reinterpret_cast<File *>(f); }
 inline const File *as_file(const H5FD_t *f) { return reinterpret_cast<const File *>(f); }
 
+// Local (completes the barrier every rank posted). Waits until every rank has finished the last
+// collective write that took the independent route; a no-op when there is none.
+void settle_collective_write(FileState &st);
+
 // --- lifetime (file_lifetime.cpp) -----------------------------------------------------------
 // Collective. Opens `name` over the FAPL's communicator (or the config's choice).
 File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr);
@@ -69,11 +99,12 @@ void delete_file(const char *name, hid_t fapl_id);
 // --- size (file_size.cpp) -------------------------------------------------------------------
 // Collective. Makes the physical size equal the EOA when the EOA changed since the last call.
 void truncate_file(File *file);
-// Collective. Before a collective write: extends the file to the EOA when the EOA lies past the
-// size every rank knows, so that the MPI-IO layer's read-modify-write of holes reads zeros (and
-// not whatever its uninitialised collective buffer held) and never copies process memory into
-// the file. Needs no communication to decide: EOA and known_size are the same on every rank.
-void extend_before_collective_write(File *file);
+// Collective. Before an MPI collective write: extends the file to the EOA when the EOA lies past
+// the size every rank knows, so that the MPI-IO layer's read-modify-write of holes reads zeros
+// (and not whatever its uninitialised collective buffer held) and never copies process memory
+// into the file. Needs no communication to decide: EOA and known_size are the same on every
+// rank. Returns this rank's error instead of throwing (the caller still joins the transfer).
+std::optional<Error> extend_before_collective_write(File *file);
 // Collective. MPI_File_sync per the sync policy, unless the file is closing.
 void flush_file(File *file, bool closing);
 

@@ -1,6 +1,6 @@
 // open / close / delete: the collective lifetime of an MPI file.
-#include "collective.hpp"
-#include "error.hpp"
+#include "common/agreement.hpp"
+#include "failed_writes.hpp"
 #include "file.hpp"
 #include "mpi_runtime.hpp"
 
@@ -262,7 +262,7 @@ void close_file(File *file) {
     if (!error && code != MPI_SUCCESS)
         error = Error(ErrorKind::Mpi,
                       "MPI_File_close of '" + state->name + "' failed: " + mpi_error_string(code));
-    agree(comm, error);
+    agree(comm, with_failed_write(*state, error));
 }
 
 void delete_file(const char *name, hid_t fapl_id) {

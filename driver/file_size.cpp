@@ -1,9 +1,9 @@
 // truncate / flush: reconcile the physical file with the library's end of allocation, and make
 // written data durable. Both are collective: the library calls them on every rank.
-#include "collective.hpp"
-#include "error.hpp"
+#include "common/agreement.hpp"
+#include "failed_writes.hpp"
 #include "file.hpp"
-#include "transfer_state.hpp"
+#include "hdf5_internals.hpp"
 
 #include <algorithm>
 
@@ -16,14 +16,14 @@ void truncate_file(File *file) {
     const MPI_Comm comm = st.comm.get();
     // Every rank's writes must be done before rank 0 looks at the size, unless the library is
     // between its own flush barriers.
-    if (!transfer_state::file_flushing())
+    if (!hdf5_internals::file_flushing())
         check_mpi(MPI_Barrier(comm), "MPI_Barrier (truncate)");
     MPI_Offset size = -1;
     std::optional<Error> size_error;
     if (st.rank == 0)
         size_error = capture([&] { check_mpi(MPI_File_get_size(file->fh, &size), "MPI_File_get_size"); });
     check_mpi(MPI_Bcast(&size, 1, MPI_OFFSET, 0, comm), "MPI_Bcast (file size)");
-    agree(comm, size_error);
+    agree(comm, with_failed_write(st, size_error));
     const auto needed = static_cast<MPI_Offset>(st.eoa);
     if (size != needed) {
         // Collective; the agreement after it doubles as the barrier that keeps any rank from
@@ -38,17 +38,22 @@ void truncate_file(File *file) {
     st.known_size = st.eoa;
 }
 
-void extend_before_collective_write(File *file) {
+std::optional<Error> extend_before_collective_write(File *file) {
     FileState &st = *file->state;
     if (st.eoa <= st.known_size || st.read_only)
-        return;
-    const auto size = static_cast<MPI_Offset>(st.eoa);
-    collectively(st.comm.get(), [&] {
-        check_mpi(MPI_File_set_size(file->fh, size), "MPI_File_set_size (extend to EOA)");
-        ++st.stats.truncates;
+        return std::nullopt;
+    // Collective without an agreement of its own: the transfer that follows is collective too,
+    // and a rank that failed here fails the transfer.
+    std::optional<Error> error = capture([&] {
+        check_mpi(MPI_File_set_size(file->fh, static_cast<MPI_Offset>(st.eoa)),
+                  "MPI_File_set_size (extend to EOA)");
     });
+    ++st.stats.truncates;
+    ++st.stats.collective_mpi_calls;
     st.known_size = st.eoa;
-    st.eof = std::max(st.eof, st.eoa);
+    if (!error)
+        st.eof = std::max(st.eof, st.eoa);
+    return error;
 }
 
 void flush_file(File *file, bool closing) {
@@ -57,11 +62,12 @@ void flush_file(File *file, bool closing) {
     // driver); read-only files have nothing to sync.
     if (closing || st.read_only || st.config.sync == SyncPolicy::Never)
         return;
-    collectively(st.comm.get(), [&] {
+    std::optional<Error> error = capture([&] {
         IoTimer timer(st.stats);
         check_mpi(MPI_File_sync(file->fh), "MPI_File_sync");
         ++st.stats.syncs;
     });
+    agree(st.comm.get(), with_failed_write(st, error));
 }
 
 } // namespace mpiio

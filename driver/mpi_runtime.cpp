@@ -1,6 +1,6 @@
 #include "mpi_runtime.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
 
 #include <mpi.h>
 

@@ -1,7 +1,7 @@
 // The two symbols HDF5's plugin loader looks up (and the only ones this library exports).
 #include "callbacks.hpp"
-#include "error.hpp"
-#include "transfer_state.hpp"
+#include "error_stack.hpp"
+#include "hdf5_internals.hpp"
 
 #include <H5PLextern.h>
 
@@ -10,11 +10,11 @@ extern "C" {
 H5PLUGIN_DLL H5PL_type_t H5PLget_plugin_type(void) { return H5PL_TYPE_VFD; }
 
 // Refuses to hand out the class (the library then reports the plugin as unusable) when the
-// running libhdf5 is not the 1.14 series this driver was built and tested for.
+// running libhdf5 is not a release this driver was tested with.
 H5PLUGIN_DLL const void *H5PLget_plugin_info(void) {
-    const std::string problem = mpiio::transfer_state::resolve();
+    const std::string problem = mpiio::hdf5_internals::resolve();
     if (!problem.empty()) {
-        mpiio::push_error("H5PLget_plugin_info", mpiio::ErrorKind::Unsupported, problem);
+        mpiio::push_error("H5PLget_plugin_info", mpiio::Error(mpiio::ErrorKind::Unsupported, problem));
         return nullptr;
     }
     return &mpiio::driver_class();

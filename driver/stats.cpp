@@ -1,44 +1,64 @@
 #include "stats.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
 
-#include <array>
 #include <cstdio>
+#include <type_traits>
+#include <vector>
 
 namespace mpiio {
+namespace {
+
+// The fields of one type, in table order, as pointers into a Stats.
+template <class T> std::vector<T *> fields_of(Stats &s) {
+    std::vector<T *> out;
+#define MPIIO_COLLECT_FIELD(type, name, description)                                                         \
+    if constexpr (std::is_same_v<type, T>)                                                                   \
+        out.push_back(&s.name);
+    H5FD_MPIIO_STATS_FIELDS(MPIIO_COLLECT_FIELD)
+#undef MPIIO_COLLECT_FIELD
+    return out;
+}
+
+} // namespace
 
 void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, const Stats &mine) {
-    const std::array<unsigned long long, 10> counts = {
-        mine.independent_reads, mine.independent_writes, mine.collective_reads,
-        mine.collective_writes, mine.rank0_bcast_reads,  mine.bytes_read,
-        mine.bytes_written,     mine.vector_calls,       mine.syncs,
-        mine.truncates};
-    std::array<unsigned long long, 10> sums{};
-    double max_seconds = 0;
-    int size = 1;
-    MPI_Comm_size(comm, &size);
-    check_mpi(MPI_Reduce(counts.data(), sums.data(), static_cast<int>(counts.size()), MPI_UNSIGNED_LONG_LONG,
-                         MPI_SUM, 0, comm),
+    // Counters are summed over ranks, times take the maximum (the slowest rank).
+    Stats local = mine, total{};
+    std::vector<uint64_t> counts, sums;
+    for (uint64_t *f : fields_of<uint64_t>(local))
+        counts.push_back(*f);
+    sums.resize(counts.size());
+    std::vector<double> times, maxima;
+    for (double *f : fields_of<double>(local))
+        times.push_back(*f);
+    maxima.resize(times.size());
+    check_mpi(MPI_Reduce(counts.data(), sums.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM,
+                         0, comm),
               "MPI_Reduce (statistics)");
-    check_mpi(MPI_Reduce(&mine.seconds_in_mpi_io, &max_seconds, 1, MPI_DOUBLE, MPI_MAX, 0, comm),
-              "MPI_Reduce (statistics)");
+    check_mpi(
+        MPI_Reduce(times.data(), maxima.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX, 0, comm),
+        "MPI_Reduce (statistics)");
     if (rank != 0)
         return;
-    std::fprintf(stderr,
-                 "mpiio stats: %s (%d ranks, sums over ranks)\n"
-                 "  reads:  %llu independent, %llu collective, %llu rank0-bcast, %llu bytes\n"
-                 "  writes: %llu independent, %llu collective, %llu bytes\n"
-                 "  vector callbacks %llu, MPI_File_sync %llu, MPI_File_set_size %llu\n"
-                 "  collective chunk I/O: %llu linked ops, %llu multi-chunk ops (%llu collective, "
-                 "%llu independent chunks)\n"
-                 "  max seconds in MPI-IO data calls on one rank: %.6f\n",
-                 file_name.c_str(), size, sums[0], sums[2], sums[4], sums[5], sums[1], sums[3], sums[6],
-                 sums[7], sums[8], sums[9],
-                 // decisions are identical on every rank: report them once
-                 static_cast<unsigned long long>(mine.linked_chunk_ops),
-                 static_cast<unsigned long long>(mine.multi_chunk_ops),
-                 static_cast<unsigned long long>(mine.collective_chunks),
-                 static_cast<unsigned long long>(mine.independent_chunks), max_seconds);
+    auto sum_fields = fields_of<uint64_t>(total);
+    for (size_t i = 0; i < sum_fields.size(); ++i)
+        *sum_fields[i] = sums[i];
+    auto time_fields = fields_of<double>(total);
+    for (size_t i = 0; i < time_fields.size(); ++i)
+        *time_fields[i] = maxima[i];
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    std::fprintf(stderr, "mpiio stats: %s (%d ranks; counts summed over ranks, times: slowest rank)\n",
+                 file_name.c_str(), size);
+#define MPIIO_PRINT_FIELD(type, name, description)                                                           \
+    if constexpr (std::is_same_v<type, double>)                                                              \
+        std::fprintf(stderr, "  %-22s %14.6f  %s\n", #name, static_cast<double>(total.name), description);   \
+    else                                                                                                     \
+        std::fprintf(stderr, "  %-22s %14llu  %s\n", #name, static_cast<unsigned long long>(total.name),     \
+                     description);
+    H5FD_MPIIO_STATS_FIELDS(MPIIO_PRINT_FIELD)
+#undef MPIIO_PRINT_FIELD
 }
 
 } // namespace mpiio

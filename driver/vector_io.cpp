@@ -2,12 +2,12 @@
 //
 // The library uses vectors for collective metadata writes, collective chunk fill and filtered
 // chunk I/O. Under a collective transfer every rank calls exactly once (count may be 0), so the
-// whole vector becomes one collective MPI call (run_io.hpp); independent vectors become as few
-// independent calls as the staging buffer allows.
-#include "error.hpp"
+// whole vector is one collective transfer (collective_transfer.hpp); independent vectors become as
+// few independent calls as the staging buffer allows.
+#include "failed_writes.hpp"
 #include "file.hpp"
-#include "run_io.hpp"
-#include "transfer_state.hpp"
+#include "hdf5_internals.hpp"
+#include "runs_transfer.hpp"
 
 #include <limits>
 
@@ -15,10 +15,10 @@ namespace mpiio {
 namespace {
 
 // Local. Expands the "size 0 repeats the previous entry" convention into runs (empty requests
-// dropped), sorted by address and merged.
-std::vector<Run> vector_runs(uint32_t count, const haddr_t addrs[], const size_t sizes[],
-                             char *const bufs[]) {
-    std::vector<Run> runs;
+// dropped), sorted by address and merged, into `runs` (cleared first).
+void vector_runs(uint32_t count, const haddr_t addrs[], const size_t sizes[], char *const bufs[],
+                 std::vector<Run> &runs) {
+    runs.clear();
     runs.reserve(count);
     size_t size = 0;
     bool fixed_size = false;
@@ -36,23 +36,25 @@ std::vector<Run> vector_runs(uint32_t count, const haddr_t addrs[], const size_t
             throw Error(ErrorKind::Config, "vector I/O address out of range for MPI-IO");
         runs.push_back(Run{addrs[i], size, bufs[i]});
     }
-    sort_and_merge(runs);
-    return runs;
+    selection::sort_and_merge(runs);
 }
 
 void vector_io(File *file, Direction dir, uint32_t count, const haddr_t addrs[], const size_t sizes[],
                char *const bufs[]) {
     FileState &st = *file->state;
     ++st.stats.vector_calls;
-    if (transfer_state::xfer_mode() == H5FD_MPIO_COLLECTIVE) {
-        if (dir == Direction::Write)
-            extend_before_collective_write(file);
-        std::vector<Run> runs;
-        auto prep_error = capture([&] { runs = vector_runs(count, addrs, sizes, bufs); });
-        collective_runs(file, dir, runs, prep_error);
-    } else {
-        independent_runs(file, dir, vector_runs(count, addrs, sizes, bufs));
+    std::vector<Run> &runs = st.scratch.runs;
+    if (hdf5_internals::xfer_mode() == H5FD_MPIO_COLLECTIVE) {
+        auto prep_error = capture([&] { vector_runs(count, addrs, sizes, bufs, runs); });
+        RunsTransfer mine(runs);
+        collective_transfer(file, dir, &mine, prep_error);
+        return;
     }
+    vector_runs(count, addrs, sizes, bufs, runs);
+    if (dir == Direction::Write)
+        remembering_failed_write(st, [&] { independent_runs(file, dir, runs, st.size == 1); });
+    else
+        independent_runs(file, dir, runs, false);
 }
 
 } // namespace
@@ -64,7 +66,7 @@ void read_vector(File *file, uint32_t count, const H5FD_mem_t[], const haddr_t a
 
 void write_vector(File *file, uint32_t count, const H5FD_mem_t[], const haddr_t addrs[], const size_t sizes[],
                   const void *bufs[]) {
-    if (file->state->read_only && transfer_state::xfer_mode() != H5FD_MPIO_COLLECTIVE)
+    if (file->state->read_only && hdf5_internals::xfer_mode() != H5FD_MPIO_COLLECTIVE)
         throw Error(ErrorKind::Config, "write to a file opened read-only");
     vector_io(file, Direction::Write, count, addrs, sizes,
               const_cast<char *const *>(reinterpret_cast<const char *const *>(bufs)));

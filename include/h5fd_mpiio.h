@@ -32,24 +32,41 @@ typedef struct H5FD_mpiio_prefix_t {
     MPI_File fh;
 } H5FD_mpiio_prefix_t;
 
-/* Per-file counters of this rank (all zero-based since the file was opened). */
+/*
+ * Per-file counters of this rank (all zero-based since the file was opened), as one table:
+ * X(type, name, description). The struct, the driver's stats=summary report, the benchmark and
+ * the tests all expand this list. New fields go at the end only: H5Fget_mpiio_stats copies as
+ * many bytes as the caller's struct holds, so programs built against an older header keep
+ * working.
+ */
+/* clang-format off */
+#define H5FD_MPIIO_STATS_FIELDS(X)                                                                          \
+    X(uint64_t, independent_reads, "MPI_File_read_at calls")                                                \
+    X(uint64_t, independent_writes, "MPI_File_write_at calls")                                              \
+    X(uint64_t, collective_reads, "MPI_File_read_at_all calls")                                             \
+    X(uint64_t, collective_writes, "MPI_File_write_at_all calls")                                           \
+    X(uint64_t, rank0_bcast_reads, "reads done by rank 0 and broadcast")                                    \
+    X(uint64_t, bytes_read, "bytes read")                                                                   \
+    X(uint64_t, bytes_written, "bytes written")                                                             \
+    X(uint64_t, vector_calls, "read_vector / write_vector callbacks")                                       \
+    X(uint64_t, syncs, "MPI_File_sync calls")                                                               \
+    X(uint64_t, truncates, "MPI_File_set_size calls")                                                       \
+    X(double, seconds_in_mpi_io, "wall time inside MPI_File_* data calls")                                  \
+    X(uint64_t, linked_chunk_ops, "chunked operations done as one collective transfer over all chunks")    \
+    X(uint64_t, multi_chunk_ops, "chunked operations done chunk by chunk")                                  \
+    X(uint64_t, collective_chunks, "chunks transferred collectively in multi-chunk operations")             \
+    X(uint64_t, independent_chunks, "chunks transferred independently in multi-chunk operations")           \
+    X(uint64_t, collective_ops, "collective transfers (every rank joins; one route choice each)")           \
+    X(uint64_t, independent_route_ops, "collective transfers each rank moved on its own (disjoint extents)") \
+    X(uint64_t, mpi_route_ops, "collective transfers moved with MPI collective I/O")                         \
+    X(uint64_t, collective_mpi_calls, "collective MPI calls made by collective transfers")                  \
+    X(uint64_t, set_views, "MPI_File_set_view calls")
+/* clang-format on */
+
 typedef struct H5FD_mpiio_stats_t {
-    uint64_t independent_reads;  /* MPI_File_read_at calls               */
-    uint64_t independent_writes; /* MPI_File_write_at calls              */
-    uint64_t collective_reads;   /* MPI_File_read_at_all calls           */
-    uint64_t collective_writes;  /* MPI_File_write_at_all calls          */
-    uint64_t rank0_bcast_reads;  /* reads done by rank 0 and broadcast   */
-    uint64_t bytes_read;
-    uint64_t bytes_written;
-    uint64_t vector_calls;    /* read_vector / write_vector callbacks */
-    uint64_t syncs;           /* MPI_File_sync calls                  */
-    uint64_t truncates;       /* MPI_File_set_size calls              */
-    double seconds_in_mpi_io; /* wall time inside MPI_File_* data calls */
-    /* Collective chunk I/O decisions (selection I/O under a collective transfer). */
-    uint64_t linked_chunk_ops;   /* operations done as one collective call over all chunks */
-    uint64_t multi_chunk_ops;    /* operations done chunk by chunk                         */
-    uint64_t collective_chunks;  /* chunks transferred collectively in multi-chunk ops     */
-    uint64_t independent_chunks; /* chunks transferred independently in multi-chunk ops    */
+#define H5FD_MPIIO_STATS_MEMBER(type, name, description) type name;
+    H5FD_MPIIO_STATS_FIELDS(H5FD_MPIIO_STATS_MEMBER)
+#undef H5FD_MPIIO_STATS_MEMBER
 } H5FD_mpiio_stats_t;
 
 /*
@@ -76,7 +93,9 @@ static inline herr_t H5Fget_mpiio_stats(hid_t file_id, H5FD_mpiio_stats_t *stats
     lf = (H5FD_t *)((char *)handle - offsetof(H5FD_mpiio_prefix_t, fh));
     if (lf->cls == NULL || lf->cls->name == NULL || strcmp(lf->cls->name, H5FD_MPIIO_NAME) != 0)
         return -1;
-    return H5FDctl(lf, H5FD_MPIIO_CTL_GET_STATS, H5FD_CTL_FAIL_IF_UNKNOWN_FLAG, NULL, (void **)&stats);
+    /* The input is the caller's struct size: the driver copies no more than that. */
+    size_t size = sizeof(*stats);
+    return H5FDctl(lf, H5FD_MPIIO_CTL_GET_STATS, H5FD_CTL_FAIL_IF_UNKNOWN_FLAG, &size, (void **)&stats);
 }
 
 #endif /* H5FD_MPIIO_H */

@@ -1,6 +1,6 @@
 #include "combine.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
 #include "mpi_build.hpp"
 
 #include <algorithm>
@@ -12,16 +12,13 @@ namespace mpiio::selection {
 
 namespace {
 
-// Local. The struct of all entries as a spec at offset 0 (bytes/span/blocks filled by the caller).
-TypeSpec struct_spec(const std::vector<int> &count, const std::vector<MPI_Aint> &disp,
-                     const std::vector<MPI_Datatype> &type) {
-    TypeSpec spec;
-    spec.owned = commit_shared(struct_any(count, disp, type));
-    spec.type = spec.owned->get();
-    spec.count = 1;
-    spec.shape = TypeShape::Struct;
-    spec.contiguous = false;
-    return spec;
+// Local. One side (file or memory) of the combined pieces: contiguous bytes when every piece's
+// side continues the previous one, else the struct of the pieces' types at `disp`.
+TypeSpec combined_side(bool contiguous, const std::vector<int> &count, const std::vector<MPI_Aint> &disp,
+                       const std::vector<MPI_Datatype> &type, const DerivedFacts &facts) {
+    if (contiguous)
+        return contiguous_spec(0, facts.bytes);
+    return derived_spec(struct_any(count, disp, type), facts);
 }
 
 } // namespace
@@ -31,7 +28,8 @@ CombinedTypes combine_pieces(std::span<const Piece> pieces) {
     for (std::size_t i = 0; i < pieces.size(); ++i) {
         const PiecePair &t = pieces[i].types;
         if (t.file.bytes != t.mem.bytes)
-            throw Error(ErrorKind::Mismatch, "piece " + std::to_string(i) + ": file and memory sizes differ");
+            throw Error(ErrorKind::Selection,
+                        "piece " + std::to_string(i) + ": file and memory sizes differ");
         if (t.file.bytes > 0)
             order.push_back(i);
     }
@@ -100,29 +98,15 @@ CombinedTypes combine_pieces(std::span<const Piece> pieces) {
         mblocks += t.mem.blocks;
     }
     const TypeSpec &last = pieces[order[n - 1]].types.file;
-    if (file_contiguous) {
-        out.file = contiguous_spec(file0, bytes);
-    } else {
-        for (std::size_t k = 0; k < n; ++k)
-            count[k] = pieces[order[k]].types.file.count;
-        out.file = struct_spec(count, fdisp, ftype);
-        out.file.offset = file0;
-        out.file.bytes = bytes;
-        out.file.span = fdisp[n - 1] + last.span;
-        out.file.blocks = fblocks;
-        out.file.monotonic = true;
-    }
-    if (mem_contiguous) {
-        out.mem = contiguous_spec(0, bytes);
-    } else {
-        for (std::size_t k = 0; k < n; ++k)
-            count[k] = pieces[order[k]].types.mem.count;
-        out.mem = struct_spec(count, mdisp, mtype);
-        out.mem.bytes = bytes;
-        out.mem.span = mem_end;
-        out.mem.blocks = mblocks;
-        out.mem.monotonic = mem_monotonic;
-    }
+    for (std::size_t k = 0; k < n; ++k)
+        count[k] = pieces[order[k]].types.file.count;
+    out.file = combined_side(file_contiguous, count, fdisp, ftype,
+                             {bytes, fdisp[n - 1] + last.span, fblocks, TypeShape::Struct, true});
+    out.file.offset = file0;
+    for (std::size_t k = 0; k < n; ++k)
+        count[k] = pieces[order[k]].types.mem.count;
+    out.mem = combined_side(mem_contiguous, count, mdisp, mtype,
+                            {bytes, mem_end, mblocks, TypeShape::Struct, mem_monotonic});
     return out;
 }
 

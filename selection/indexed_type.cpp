@@ -1,6 +1,6 @@
 #include "indexed_type.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
 #include "mpi_build.hpp"
 #include "type_cache.hpp"
 
@@ -38,17 +38,7 @@ TypeSpec build_from_runs(Runs &&runs, TypeCache *cache) {
         }
     }
     auto build = [&] {
-        TypeSpec spec;
-        spec.owned = commit_shared(runs_type(runs.disp, runs.len));
-        spec.type = spec.owned->get();
-        spec.count = 1;
-        spec.bytes = bytes;
-        spec.span = end;
-        spec.blocks = n;
-        spec.shape = TypeShape::Indexed;
-        spec.contiguous = false;
-        spec.monotonic = monotonic;
-        return spec;
+        return derived_spec(runs_type(runs.disp, runs.len), {bytes, end, n, TypeShape::Indexed, monotonic});
     };
     return cached_type(cache, hasher.key(), lowest, build);
 }

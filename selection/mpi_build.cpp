@@ -1,6 +1,6 @@
 #include "mpi_build.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -8,17 +8,6 @@
 #include <vector>
 
 namespace mpiio::selection {
-
-void check_mpi(int code, const char *what) {
-    if (code == MPI_SUCCESS)
-        return;
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
-        len = 0;
-    throw Error(ErrorKind::Mpi,
-                std::string(what) + " failed: " + std::string(text, static_cast<size_t>(len)));
-}
 
 // Local. Two-level split keeps every count <= max_count: q blocks of max_count bytes, then the rest.
 mpiio::Datatype contiguous_bytes(MPI_Count n, MPI_Count max_count) {
@@ -184,6 +173,20 @@ DatatypePtr commit_shared(mpiio::Datatype t) {
 }
 
 // Local. Avoids a derived type whenever MPI_BYTE with an int count can say it.
+TypeSpec derived_spec(mpiio::Datatype t, const DerivedFacts &facts) {
+    TypeSpec spec;
+    spec.owned = commit_shared(std::move(t));
+    spec.type = spec.owned->get();
+    spec.count = 1;
+    spec.bytes = facts.bytes;
+    spec.span = facts.span;
+    spec.blocks = facts.blocks;
+    spec.shape = facts.shape;
+    spec.contiguous = false;
+    spec.monotonic = facts.monotonic;
+    return spec;
+}
+
 TypeSpec contiguous_spec(MPI_Aint offset, MPI_Count bytes) {
     TypeSpec spec;
     if (bytes <= 0)

@@ -36,6 +36,18 @@ mpiio::Datatype struct_any(std::span<const int> count, std::span<const MPI_Aint>
 // Commits `t` and hands it to shared ownership (for TypeSpec and the cache).
 DatatypePtr commit_shared(mpiio::Datatype t);
 
+// The facts a derived (non-contiguous) TypeSpec carries besides its type.
+struct DerivedFacts {
+    MPI_Count bytes = 0;
+    MPI_Aint span = 0;
+    std::uint64_t blocks = 0;
+    TypeShape shape = TypeShape::Indexed;
+    bool monotonic = true;
+};
+
+// Commits `t` into a TypeSpec at offset 0, count 1, with `facts`.
+TypeSpec derived_spec(mpiio::Datatype t, const DerivedFacts &facts);
+
 // A TypeSpec for `bytes` contiguous bytes at `offset`: MPI_BYTE x bytes when it fits an int, one
 // derived type otherwise.
 TypeSpec contiguous_spec(MPI_Aint offset, MPI_Count bytes);

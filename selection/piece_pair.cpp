@@ -1,6 +1,6 @@
 #include "piece_pair.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
 #include "indexed_type.hpp"
 #include "mpi_build.hpp"
 #include "point_selection.hpp"
@@ -52,9 +52,9 @@ PiecePair build_piece_pair(hid_t file_space, hid_t mem_space, std::size_t elem_s
     if (mem_space != H5S_BLOCK) {
         minfo = query_space(mem_space, elem_size);
         if (minfo->npoints != finfo.npoints)
-            throw Error(ErrorKind::Mismatch, "file selection has " + std::to_string(finfo.npoints) +
-                                                 " elements, memory selection " +
-                                                 std::to_string(minfo->npoints));
+            throw Error(ErrorKind::Selection, "file selection has " + std::to_string(finfo.npoints) +
+                                                  " elements, memory selection " +
+                                                  std::to_string(minfo->npoints));
     }
     auto mem_side = [&] {
         if (!minfo)

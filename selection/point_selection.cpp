@@ -1,6 +1,7 @@
 #include "point_selection.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
+#include "pairing.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -53,36 +54,10 @@ void sort_by_file(std::vector<Segment> &segs) {
 PairedRuns pair_sorted(Runs &&file, SequenceReader *mem) {
     std::vector<Segment> segs;
     segs.reserve(file.size());
-    MPI_Aint md = 0;
-    MPI_Count ml = 0;
-    MPI_Aint contiguous_next = 0; // memory position when `mem` is null
-    for (std::size_t i = 0; i < file.size(); ++i) {
-        MPI_Aint fd = file.disp[i];
-        MPI_Count fl = file.len[i];
-        while (fl > 0) {
-            if (ml == 0) {
-                if (mem) {
-                    if (!mem->next(md, ml))
-                        throw Error(ErrorKind::Mismatch,
-                                    "memory selection is shorter than the file selection");
-                } else {
-                    md = contiguous_next;
-                    ml = fl;
-                    contiguous_next += static_cast<MPI_Aint>(fl);
-                }
-            }
-            const MPI_Count take = std::min(fl, ml);
-            segs.push_back({fd, md, take});
-            fd += static_cast<MPI_Aint>(take);
-            fl -= take;
-            md += static_cast<MPI_Aint>(take);
-            ml -= take;
-        }
-    }
-    MPI_Aint extra_d;
-    MPI_Count extra_l;
-    if (ml != 0 || (mem && mem->next(extra_d, extra_l)))
-        throw Error(ErrorKind::Mismatch, "memory selection is longer than the file selection");
+    RunsReader file_reader(file);
+    pair_walk(file_reader, mem, [&](MPI_Aint fd, MPI_Aint md, MPI_Count len) {
+        segs.push_back({fd, md, len});
+    });
     // The input is no longer needed: release it before the sorted copies exist.
     file = Runs{};
     sort_by_file(segs);

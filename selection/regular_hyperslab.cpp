@@ -1,20 +1,46 @@
 #include "regular_hyperslab.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
 #include "mpi_build.hpp"
 #include "type_cache.hpp"
 
 #include <array>
+#include <string>
 
 namespace mpiio::selection {
 
 namespace {
 constexpr std::uint64_t kRegularTag = 0x5245475550ULL; // "REGUL"
+
+using Dims = std::array<hsize_t, H5S_MAX_RANK>;
+
+// Local. HDF5's three descriptions of a regular hyperslab (start/stride/count/block, the bounding
+// box, the element count) must agree before a type is built from one of them; HDF5 1.14.5 can
+// produce selections where they do not (see SequenceReader), and then no byte may move.
+void check_regular_consistent(int rank, const Dims &stride, const Dims &count, const Dims &block,
+                              const Dims &low, const Dims &high, std::uint64_t npoints) {
+    std::uint64_t elements = 1;
+    for (int d = 0; d < rank; ++d) {
+        elements *= count[d] * block[d];
+        const hsize_t last = low[d] + (count[d] - 1) * stride[d] + block[d] - 1;
+        if (count[d] == 0 || block[d] == 0 || high[d] != last)
+            throw Error(ErrorKind::Selection, "HDF5 describes this selection inconsistently (dimension " +
+                                                  std::to_string(d) + ": regular hyperslab ends at " +
+                                                  std::to_string(last) + ", bounding box at " +
+                                                  std::to_string(high[d]) + "); refusing the transfer");
+    }
+    if (elements != npoints)
+        throw Error(ErrorKind::Selection,
+                    "HDF5 describes this selection inconsistently (regular hyperslab of " +
+                        std::to_string(elements) + " elements, H5Sget_select_npoints " +
+                        std::to_string(npoints) + "); refusing the transfer");
 }
+
+} // namespace
 
 RegularShape regular_shape(hid_t space, const SpaceInfo &info, std::size_t elem_size) {
     const int rank = info.rank;
-    std::array<hsize_t, H5S_MAX_RANK> start{}, stride{}, count{}, block{}, low{}, high{};
+    Dims start{}, stride{}, count{}, block{}, low{}, high{};
     check_h5(H5Sget_regular_hyperslab(space, start.data(), stride.data(), count.data(), block.data()),
              "H5Sget_regular_hyperslab");
     check_h5(H5Sget_select_bounds(space, low.data(), high.data()), "H5Sget_select_bounds");
@@ -33,6 +59,7 @@ RegularShape regular_shape(hid_t space, const SpaceInfo &info, std::size_t elem_
         // low[d] = start[d] + selection offset[d]: the bounds include the offset, start does not.
         shape.offset += static_cast<MPI_Aint>(low[d]) * row[d];
     }
+    check_regular_consistent(rank, stride, count, block, low, high, info.npoints);
     // Innermost first: dimension d contributes (block[d], row[d]) inside (count[d], stride[d]*row[d]).
     for (int d = rank - 1; d >= 0; --d) {
         // With count 1 the stride is meaningless (and may be huge): never multiply it then.
@@ -77,16 +104,7 @@ TypeSpec build_regular(const RegularShape &shape, TypeCache *cache) {
             span += static_cast<MPI_Aint>(n - 1) * s;
             blocks *= static_cast<std::uint64_t>(n);
         }
-        spec.owned = commit_shared(std::move(t));
-        spec.type = spec.owned->get();
-        spec.count = 1;
-        spec.bytes = bytes;
-        spec.span = span;
-        spec.blocks = blocks;
-        spec.shape = TypeShape::Vector;
-        spec.contiguous = false;
-        spec.monotonic = true;
-        return spec;
+        return derived_spec(std::move(t), {bytes, span, blocks, TypeShape::Vector, true});
     });
 }
 

@@ -1,14 +1,42 @@
 #include "sequence_list.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 
 namespace mpiio::selection {
 
 // Local. SHARE_WITH_DATASPACE avoids copying the selection: the space is not modified meanwhile.
-SequenceReader::SequenceReader(hid_t space, std::size_t elem_size, std::size_t batch)
-    : off_(batch), len_(batch) {
+SequenceReader::SequenceReader(hid_t space, std::size_t elem_size, std::size_t max_batch)
+    : max_batch_(std::max(max_batch, kFirstBatch)), elem_size_(elem_size) {
+    const hssize_t npoints = check_h5(H5Sget_select_npoints(space), "H5Sget_select_npoints");
+    expected_bytes_ = static_cast<MPI_Count>(npoints) * static_cast<MPI_Count>(elem_size);
+    high_ = static_cast<MPI_Aint>(expected_bytes_);
+    if (npoints == 0) {
+        done_ = true;
+        return;
+    }
+    // "All" is the whole extent in order: one sequence, nothing to check.
+    all_ = check_h5(H5Sget_select_type(space), "H5Sget_select_type") == H5S_SEL_ALL;
+    if (all_)
+        return;
+    std::array<hsize_t, H5S_MAX_RANK> dims{}, low{}, high{};
+    const int rank =
+        check_h5(H5Sget_simple_extent_dims(space, dims.data(), nullptr), "H5Sget_simple_extent_dims");
+    if (rank > 0) {
+        check_h5(H5Sget_select_bounds(space, low.data(), high.data()), "H5Sget_select_bounds");
+        // Row-major linear positions of the box's corners bound every selected element's.
+        MPI_Aint step = static_cast<MPI_Aint>(elem_size), lo = 0, hi = 0;
+        for (int d = rank - 1; d >= 0; --d) {
+            lo += static_cast<MPI_Aint>(low[d]) * step;
+            hi += static_cast<MPI_Aint>(high[d]) * step;
+            step *= static_cast<MPI_Aint>(dims[d]);
+        }
+        low_ = lo;
+        high_ = std::min<MPI_Aint>(hi + static_cast<MPI_Aint>(elem_size), step);
+    }
     iter_ = check_h5(H5Ssel_iter_create(space, elem_size, H5S_SEL_ITER_SHARE_WITH_DATASPACE),
                      "H5Ssel_iter_create");
 }
@@ -18,24 +46,60 @@ SequenceReader::~SequenceReader() {
         H5Ssel_iter_close(iter_);
 }
 
+void SequenceReader::inconsistent(const std::string &what) const {
+    throw Error(ErrorKind::Selection,
+                "HDF5 describes this selection inconsistently (" + what + "; H5Sget_select_npoints: " +
+                    std::to_string(expected_bytes_ / static_cast<MPI_Count>(elem_size_)) +
+                    " elements, bounding box from element " +
+                    std::to_string(low_ / static_cast<MPI_Aint>(elem_size_)) + " to " +
+                    std::to_string(high_ / static_cast<MPI_Aint>(elem_size_) - 1) +
+                    "); refusing the transfer so that no byte outside the selection is touched");
+}
+
+bool SequenceReader::fetch() {
+    // Every byte the selection claims has been seen: no call to learn that the iterator is done.
+    if (done_ || seen_bytes_ == expected_bytes_)
+        return false;
+    if (n_ == capacity_ && capacity_ < max_batch_) { // the last batch came back full: grow
+        capacity_ = std::min(max_batch_, 2 * capacity_);
+        more_off_.resize(capacity_);
+        more_len_.resize(capacity_);
+        off_ = more_off_.data();
+        len_ = more_len_.data();
+    }
+    size_t nseq = 0, nelem = 0;
+    check_h5(H5Ssel_iter_get_seq_list(iter_, capacity_, SIZE_MAX, &nseq, &nelem, off_, len_),
+             "H5Ssel_iter_get_seq_list");
+    pos_ = 0;
+    n_ = nseq;
+    if (nseq == 0) {
+        done_ = true;
+        inconsistent("its iterator yields " +
+                     std::to_string(seen_bytes_ / static_cast<MPI_Count>(elem_size_)) + " elements");
+    }
+    return true;
+}
+
 bool SequenceReader::next(MPI_Aint &disp, MPI_Count &len) {
-    if (pos_ == n_) {
+    if (all_) {
         if (done_)
             return false;
-        size_t nseq = 0, nelem = 0;
-        check_h5(
-            H5Ssel_iter_get_seq_list(iter_, off_.size(), SIZE_MAX, &nseq, &nelem, off_.data(), len_.data()),
-            "H5Ssel_iter_get_seq_list");
-        pos_ = 0;
-        n_ = nseq;
-        if (nseq == 0) {
-            done_ = true;
-            return false;
-        }
+        done_ = true;
+        disp = 0;
+        len = expected_bytes_;
+        seen_bytes_ = expected_bytes_;
+        return true;
     }
+    if (pos_ == n_ && !fetch())
+        return false;
     disp = static_cast<MPI_Aint>(off_[pos_]);
     len = static_cast<MPI_Count>(len_[pos_]);
     ++pos_;
+    seen_bytes_ += len;
+    if (disp < low_ || disp + static_cast<MPI_Aint>(len) > high_ || seen_bytes_ > expected_bytes_)
+        inconsistent(
+            "its iterator yields element " + std::to_string(disp / static_cast<MPI_Aint>(elem_size_)) +
+            (seen_bytes_ > expected_bytes_ ? ", one more than it has" : ", outside its bounding box"));
     return true;
 }
 

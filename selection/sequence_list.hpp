@@ -6,8 +6,10 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace mpiio::selection {
@@ -31,21 +33,60 @@ struct Runs {
 };
 
 // Streams one selection's sequences in batches, so the whole list never needs to exist twice.
+//
+// Every sequence is checked against what the selection says of itself: it must lie inside the
+// bounding box's linear range (H5Sget_select_bounds) and the extent, and the sequences together
+// must hold exactly H5Sget_select_npoints elements. HDF5 1.14.5 can build hyperslabs (some
+// OR-combinations) whose iterator yields elements outside the selection, even past the end of
+// the dataset; such a selection throws Error(Selection) before any byte moves.
 class SequenceReader {
 public:
-    SequenceReader(hid_t space, std::size_t elem_size, std::size_t batch = 1 << 16);
+    // Batches start small (a one-block selection costs no large allocation) and double while
+    // they come back full, up to max_batch sequences.
+    SequenceReader(hid_t space, std::size_t elem_size, std::size_t max_batch = 1 << 16);
     SequenceReader(const SequenceReader &) = delete;
     SequenceReader &operator=(const SequenceReader &) = delete;
     ~SequenceReader();
     // Next sequence in selection order; false after the last. Local.
     bool next(MPI_Aint &disp, MPI_Count &len);
+    // Bytes the selection holds (npoints x element size).
+    MPI_Count total_bytes() const { return expected_bytes_; }
 
 private:
+    [[noreturn]] void inconsistent(const std::string &what) const;
+    bool fetch(); // the next batch from HDF5; false when the selection is exhausted
+
+    static constexpr std::size_t kFirstBatch = 64;
     hid_t iter_ = H5I_INVALID_HID;
-    std::vector<hsize_t> off_;
-    std::vector<size_t> len_;
-    std::size_t pos_ = 0, n_ = 0;
+    bool all_ = false; // H5S_SEL_ALL: one sequence, no iterator needed
+    std::array<hsize_t, kFirstBatch> first_off_;
+    std::array<size_t, kFirstBatch> first_len_;
+    std::vector<hsize_t> more_off_; // once a batch came back full
+    std::vector<size_t> more_len_;
+    hsize_t *off_ = first_off_.data();
+    size_t *len_ = first_len_.data();
+    std::size_t capacity_ = kFirstBatch, pos_ = 0, n_ = 0, max_batch_;
     bool done_ = false;
+    std::size_t elem_size_;
+    MPI_Count expected_bytes_ = 0, seen_bytes_ = 0;
+    MPI_Aint low_ = 0, high_ = 0; // linear byte range of the bounding box: [low_, high_)
+};
+
+// Adapts a run list to the same next() interface (for pairing an already read side).
+class RunsReader {
+public:
+    explicit RunsReader(const Runs &runs) : runs_(runs) {}
+    bool next(MPI_Aint &disp, MPI_Count &len) {
+        if (i_ == runs_.size())
+            return false;
+        disp = runs_.disp[i_];
+        len = runs_.len[i_++];
+        return true;
+    }
+
+private:
+    const Runs &runs_;
+    std::size_t i_ = 0;
 };
 
 // Local. Every run of `space` in selection order, adjacent runs merged. `expected_runs` only

@@ -1,6 +1,6 @@
 #include "space_info.hpp"
 
-#include "error.hpp"
+#include "common/error.hpp"
 
 namespace mpiio::selection {
 

@@ -10,7 +10,7 @@
 // selection that only moves (a time-step loop that shifts the hyperslab start) keeps its type.
 #pragma once
 
-#include "../driver/mpi_handles.hpp"
+#include "common/mpi_handle.hpp"
 
 #include <mpi.h>
 

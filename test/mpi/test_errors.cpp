@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -378,6 +380,84 @@ TEST_F(Errors, FullDiskFailsWriteOrClose) {
         << text;
     if (write_failed) {
         EXPECT_TRUE(mentions(write_text, {"mpiio", "MPI_File"})) << write_text;
+    }
+}
+
+// HDF5 1.14.5 builds a broken hyperslab for some OR-combined selections: {0} | {0, 3} | {4}
+// (elements 0, 3 and 4 of 24) reports 3 elements, bounds 0-4 and blocks {0, 4}, while its
+// iterator yields elements 0, 4 and 24 - past the end of the dataset. sec2 and the built-in
+// driver write 11 at 0, 22 at 4 and 33 somewhere after the dataset. The plugin refuses the
+// transfer on every rank, names the inconsistency and writes nothing.
+hid_t broken_or_selection(hid_t space) {
+    const hsize_t zero[1] = {0}, two[1] = {2}, three[1] = {3}, four[1] = {4}, one[1] = {1}, count2[1] = {2};
+    H5Sselect_hyperslab(space, H5S_SELECT_SET, zero, two, one, one);
+    H5Sselect_hyperslab(space, H5S_SELECT_OR, zero, three, count2, one);
+    H5Sselect_hyperslab(space, H5S_SELECT_OR, four, nullptr, one, nullptr);
+    return space;
+}
+
+TEST_F(Errors, InconsistentSelectionIsRefusedWithNothingWritten) {
+    for (H5FD_mpio_xfer_t mode : {H5FD_MPIO_COLLECTIVE, H5FD_MPIO_INDEPENDENT}) {
+        // (With selection I/O off the library walks the selection itself and hands the driver
+        // plain byte ranges: see the README's known limitations.)
+        for (H5D_selection_io_mode_t selection_io :
+             {H5D_SELECTION_IO_MODE_DEFAULT, H5D_SELECTION_IO_MODE_ON}) {
+            SCOPED_TRACE(std::string(mode == H5FD_MPIO_COLLECTIVE ? "collective" : "independent") +
+                         (selection_io == H5D_SELECTION_IO_MODE_ON ? ", selection I/O on" : ""));
+            const std::string path = make_file(test_dir(), "broken_selection");
+            Hid fapl = make_fapl(Driver::Mpiio);
+            Hid file(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl));
+            ASSERT_TRUE(all_ranks(file.valid()));
+            const hsize_t dims[1] = {24};
+            Hid space(H5Screate_simple(1, dims, nullptr));
+            Hid dcpl(H5Pcreate(H5P_DATASET_CREATE));
+            const int fill = 0;
+            H5Pset_fill_value(dcpl, H5T_NATIVE_INT, &fill);
+            Hid dset(H5Dcreate2(file, "d", H5T_NATIVE_INT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+            ASSERT_TRUE(all_ranks(dset.valid()));
+            // rank 0 writes through the broken selection, the others select nothing
+            if (world_rank() == 0)
+                broken_or_selection(space);
+            else
+                H5Sselect_none(space);
+            const hsize_t n[1] = {3};
+            Hid mem(H5Screate_simple(1, n, nullptr));
+            if (world_rank() != 0)
+                H5Sselect_none(mem);
+            const int values[3] = {11, 22, 33};
+            Hid dxpl = make_dxpl(mode, selection_io);
+            std::string text;
+            if (mode == H5FD_MPIO_COLLECTIVE) {
+                text = status_fails_everywhere("collective write through an inconsistent selection", [&] {
+                    return H5Dwrite(dset, H5T_NATIVE_INT, mem, space, dxpl, values);
+                });
+            } else if (world_rank() == 0) {
+                QuietErrors quiet;
+                EXPECT_LT(H5Dwrite(dset, H5T_NATIVE_INT, mem, space, dxpl, values), 0);
+                text = error_stack_text();
+            }
+            if (world_rank() == 0 || mode == H5FD_MPIO_COLLECTIVE) {
+                EXPECT_TRUE(mentions(text, {"inconsistent"})) << text;
+            }
+            int back[24];
+            std::fill(std::begin(back), std::end(back), -1);
+            Hid all_dxpl = make_dxpl(H5FD_MPIO_COLLECTIVE);
+            EXPECT_TRUE(all_ranks(H5Dread(dset, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, all_dxpl, back) >= 0));
+            for (int v : back)
+                EXPECT_EQ(v, 0) << "a byte of the dataset changed although the write was refused";
+            dset.reset();
+            EXPECT_TRUE(all_ranks(H5Fclose(file.release()) >= 0));
+            // nothing was written past the dataset either: the file has no stray value 33
+            if (world_rank() == 0) {
+                std::ifstream in(path, std::ios::binary);
+                std::vector<char> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+                const int stray = 33;
+                EXPECT_EQ(std::search(bytes.begin(), bytes.end(), reinterpret_cast<const char *>(&stray),
+                                      reinterpret_cast<const char *>(&stray) + sizeof stray),
+                          bytes.end())
+                    << "the value 33 reached the file";
+            }
+        }
     }
 }
 

@@ -184,7 +184,7 @@ TEST_P(FilteredChunks, CollectiveWriteMatchesBuiltin) {
             EXPECT_TRUE(all_ranks(write_row_block(dset, 0, cols, H5FD_MPIO_COLLECTIVE, 2)));
             EXPECT_TRUE(all_ranks(read_row_block(dset, 0, cols, H5FD_MPIO_COLLECTIVE, 2)));
             if (d == Driver::Mpiio) {
-                EXPECT_GT(stats_of(file).collective_writes, 0u);
+                EXPECT_GT(stats_of(file).collective_ops, 0u);
             }
         }
         Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl));

@@ -51,9 +51,12 @@ TEST(Stats, CountCollectiveAndIndependentTransfers) {
     Hid coll = make_dxpl(H5FD_MPIO_COLLECTIVE);
     EXPECT_TRUE(all_ranks(H5Dwrite(a.dset, H5T_NATIVE_INT, a.mspace, a.fspace, coll, a.values.data()) >= 0));
     const auto s1 = stats_of(file);
-    EXPECT_GT(s1.collective_writes, s0.collective_writes)
-        << "collective H5Dwrite did no collective MPI write";
-    EXPECT_EQ(s1.independent_writes, s0.independent_writes);
+    EXPECT_GT(s1.collective_ops, s0.collective_ops)
+        << "collective H5Dwrite reached the driver as independent";
+    EXPECT_EQ(s1.collective_ops - s0.collective_ops,
+              (s1.mpi_route_ops - s0.mpi_route_ops) + (s1.independent_route_ops - s0.independent_route_ops));
+    EXPECT_GE(s1.collective_mpi_calls - s0.collective_mpi_calls, s1.collective_ops - s0.collective_ops)
+        << "every collective transfer makes at least its exchange";
     EXPECT_GE(s1.bytes_written - s0.bytes_written, my_bytes);
 
     Hid indep = make_dxpl(H5FD_MPIO_INDEPENDENT);
@@ -62,13 +65,14 @@ TEST(Stats, CountCollectiveAndIndependentTransfers) {
     EXPECT_GT(s2.independent_writes, s1.independent_writes)
         << "independent H5Dwrite did no independent MPI write";
     EXPECT_EQ(s2.collective_writes, s1.collective_writes);
+    EXPECT_EQ(s2.collective_ops, s1.collective_ops);
     EXPECT_GE(s2.bytes_written - s1.bytes_written, my_bytes);
 
     std::vector<int> back(kPerRank, -1);
     EXPECT_TRUE(all_ranks(H5Dread(a.dset, H5T_NATIVE_INT, a.mspace, a.fspace, coll, back.data()) >= 0));
     EXPECT_EQ(back, a.values);
     const auto s3 = stats_of(file);
-    EXPECT_GT(s3.collective_reads + s3.rank0_bcast_reads, s2.collective_reads + s2.rank0_bcast_reads);
+    EXPECT_GT(s3.collective_ops, s2.collective_ops);
     EXPECT_GE(s3.bytes_read - s2.bytes_read, my_bytes);
 
     std::fill(back.begin(), back.end(), -1);
@@ -77,8 +81,44 @@ TEST(Stats, CountCollectiveAndIndependentTransfers) {
     const auto s4 = stats_of(file);
     EXPECT_GT(s4.independent_reads, s3.independent_reads);
     EXPECT_EQ(s4.collective_reads, s3.collective_reads);
+    EXPECT_EQ(s4.collective_ops, s3.collective_ops);
     EXPECT_GE(s4.bytes_read - s3.bytes_read, my_bytes);
     EXPECT_GE(s4.seconds_in_mpi_io, 0.0);
+}
+
+// The forced routes show in the counters: collective_route=collective moves every collective
+// transfer with MPI collective I/O, collective_route=independent never does.
+TEST(Stats, ForcedRoutesAreCounted) {
+    for (const char *policy : {"collective", "independent"}) {
+        SCOPED_TRACE(policy);
+        const std::string config = std::string("collective_route=") + policy;
+        FaplOptions options;
+        options.config = config.c_str();
+        Hid fapl = make_fapl(Driver::Mpiio, options);
+        Hid file(H5Fcreate((test_dir() + "/" + policy + ".h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+        ASSERT_TRUE(all_ranks(file.valid()));
+        Dataset a = make_dataset(file, "a");
+        const auto s0 = stats_of(file);
+        Hid coll = make_dxpl(H5FD_MPIO_COLLECTIVE);
+        EXPECT_TRUE(
+            all_ranks(H5Dwrite(a.dset, H5T_NATIVE_INT, a.mspace, a.fspace, coll, a.values.data()) >= 0));
+        std::vector<int> back(kPerRank, -1);
+        EXPECT_TRUE(all_ranks(H5Dread(a.dset, H5T_NATIVE_INT, a.mspace, a.fspace, coll, back.data()) >= 0));
+        EXPECT_EQ(back, a.values);
+        const auto s1 = stats_of(file);
+        const char *forced = std::getenv("MPIIO_TEST_CONFIG");
+        if (forced != nullptr && std::strstr(forced, "collective_route") != nullptr)
+            continue; // the environment overrides the policy under test
+        if (std::string(policy) == "collective") {
+            EXPECT_GT(s1.collective_writes, s0.collective_writes);
+            EXPECT_EQ(s1.independent_route_ops, s0.independent_route_ops);
+        } else {
+            EXPECT_EQ(s1.collective_writes, s0.collective_writes);
+            EXPECT_EQ(s1.collective_reads, s0.collective_reads);
+            EXPECT_EQ(s1.mpi_route_ops, s0.mpi_route_ops);
+            EXPECT_GT(s1.independent_route_ops, s0.independent_route_ops);
+        }
+    }
 }
 
 TEST(Stats, BuiltinFilesHaveNoPluginStatistics) {

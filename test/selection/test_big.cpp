@@ -132,8 +132,8 @@ TEST(SelectionBig, ExtentBeyondTwoToTheSixtyTwoIsRejected) {
     try {
         sel::build_type(s, 8);
         ADD_FAILURE() << "accepted a 2^63-byte extent";
-    } catch (const sel::Error &e) {
-        EXPECT_EQ(e.kind(), sel::ErrorKind::Unsupported);
+    } catch (const mpiio::Error &e) {
+        EXPECT_EQ(e.kind(), mpiio::ErrorKind::Unsupported);
     }
 }
 

@@ -171,11 +171,11 @@ TEST(SelectionCombine, OverlappingPiecesAreReported) {
     try {
         sel::combine_pieces(pieces);
         ADD_FAILURE() << "interleaved pieces accepted";
-    } catch (const sel::Error &e) {
-        EXPECT_EQ(e.kind(), sel::ErrorKind::NotMonotonic);
+    } catch (const mpiio::Error &e) {
+        EXPECT_EQ(e.kind(), mpiio::ErrorKind::NotMonotonic);
     }
     pieces[1].file_address = 0; // the very same bytes twice
-    EXPECT_THROW(sel::combine_pieces(pieces), sel::Error);
+    EXPECT_THROW(sel::combine_pieces(pieces), mpiio::Error);
     pieces[1].file_address = 44; // right after A's last byte: fine
     EXPECT_NO_THROW(sel::combine_pieces(pieces));
 }

@@ -43,6 +43,7 @@ inline const std::vector<KeySpec> &keys() {
         {"stats", ValueKind::Choice, {"off", "summary"}},
         {"staging_buffer", ValueKind::Bytes, {}, 1, SIZE_MAX},
         {"sieve_gap", ValueKind::Bytes, {}, 0, SIZE_MAX},
+        {"collective_route", ValueKind::Choice, {"auto", "collective", "independent"}},
         {"chunk_opt", ValueKind::Choice, {"default", "linked", "multi"}},
         {"chunk_opt_num", ValueKind::Unsigned, {}, 0, 1u << 30},
         {"chunk_opt_ratio", ValueKind::Unsigned, {}, 0, 100},
@@ -79,6 +80,10 @@ inline void store(Config &config, const std::string &key, const std::string &cho
         config.staging_buffer = static_cast<std::size_t>(number);
     else if (key == "sieve_gap")
         config.sieve_gap = static_cast<std::size_t>(number);
+    else if (key == "collective_route")
+        config.collective_route = choice == "collective"    ? mpiio::CollectiveRoute::Collective
+                                  : choice == "independent" ? mpiio::CollectiveRoute::Independent
+                                                            : mpiio::CollectiveRoute::Auto;
     else if (key == "chunk_opt")
         config.chunk_opt = choice == "linked" ? CO::Linked : choice == "multi" ? CO::Multi : CO::Default;
     else if (key == "chunk_opt_num")
@@ -103,6 +108,8 @@ inline std::string difference(const Config &got, const Config &want) {
                " != " + std::to_string(want.staging_buffer);
     if (got.sieve_gap != want.sieve_gap)
         return "sieve_gap " + std::to_string(got.sieve_gap) + " != " + std::to_string(want.sieve_gap);
+    if (got.collective_route != want.collective_route)
+        return "collective_route";
     if (got.chunk_opt != want.chunk_opt)
         return "chunk_opt " + opt(got.chunk_opt) + " != " + opt(want.chunk_opt);
     if (got.chunk_opt_num != want.chunk_opt_num)

@@ -1,8 +1,8 @@
 // Table tests of the driver's configuration parser (driver/config.hpp): defaults, every key and
 // value, blanks and empty entries, MPI-IO hints, and the error messages for unknown keys, bad
 // values and malformed entries. parse_config makes no MPI or HDF5 calls.
+#include "common/error.hpp"
 #include "config.hpp"
-#include "error.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -312,32 +312,45 @@ TEST(ConfigCanonical, Fnv1aMatchesReferenceVectors) {
 // ---- documentation --------------------------------------------------------------------------
 
 // The keys in h5plugin.json's "config_keys" are exactly the keys config_keys_help() documents.
-TEST(ConfigDocumentation, PluginJsonListsEveryKey) {
-    const char *json_path = std::getenv("MPIIO_TEST_PLUGIN_JSON");
-    if (json_path == nullptr)
-        GTEST_SKIP() << "MPIIO_TEST_PLUGIN_JSON not set (run through ctest)";
-    std::ifstream in(json_path);
-    ASSERT_TRUE(in) << json_path;
+// The README's configuration table and h5plugin.json's config_keys are generated from the key
+// table; these tests fail when either file drifts from it. To update them, paste the output of
+// `build/driver/mpiio_config_doc --markdown` (README) and `--json` (h5plugin.json).
+std::string read_file(const char *env) {
+    const char *path = std::getenv(env);
+    if (path == nullptr)
+        return {};
+    std::ifstream in(path);
     std::stringstream ss;
     ss << in.rdbuf();
-    const std::string json = ss.str();
-    std::smatch block;
-    ASSERT_TRUE(std::regex_search(json, block, std::regex(R"("config_keys"\s*:\s*\{([^}]*)\})")));
-    std::set<std::string> json_keys;
-    const std::string body = block[1].str();
-    const std::regex key_re(R"re("([^"]+)"\s*:)re");
-    for (auto it = std::sregex_iterator(body.begin(), body.end(), key_re); it != std::sregex_iterator(); ++it)
-        json_keys.insert((*it)[1].str());
+    return ss.str();
+}
 
-    std::set<std::string> help_keys;
-    std::istringstream help(mpiio::config_keys_help());
-    for (std::string line; std::getline(help, line);)
-        if (!line.empty())
-            help_keys.insert(line.substr(0, line.find(" = ")));
-    EXPECT_EQ(json_keys, help_keys) << "h5plugin.json's config_keys and the driver's key table differ";
-    for (const char *key : {"comm", "sync", "stats", "hint.<name>"}) {
-        EXPECT_EQ(help_keys.count(key), 1u) << key;
-    }
+TEST(ConfigDocumentation, ReadmeTableIsTheKeyTable) {
+    const std::string readme = read_file("MPIIO_TEST_README");
+    if (readme.empty())
+        GTEST_SKIP() << "MPIIO_TEST_README not set (run through ctest)";
+    EXPECT_NE(readme.find(mpiio::config_markdown_table()), std::string::npos)
+        << "README.md's configuration table differs from the driver's key table; replace it with the output "
+           "of "
+           "mpiio_config_doc --markdown:\n"
+        << mpiio::config_markdown_table();
+}
+
+TEST(ConfigDocumentation, PluginJsonIsTheKeyTable) {
+    const std::string json = read_file("MPIIO_TEST_PLUGIN_JSON");
+    if (json.empty())
+        GTEST_SKIP() << "MPIIO_TEST_PLUGIN_JSON not set (run through ctest)";
+    const std::string keys = "\"config_keys\": {\n" + mpiio::config_json_keys() + "  }";
+    EXPECT_NE(json.find(keys), std::string::npos)
+        << "h5plugin.json's config_keys differ from the driver's key table; replace them with the output of "
+           "mpiio_config_doc --json:\n"
+        << keys;
+}
+
+// The documented defaults are the defaults: parsing them changes nothing.
+TEST(ConfigDocumentation, DocumentedDefaultsAreTheDefaults) {
+    EXPECT_EQ(mpiio::parse_config(mpiio::config_default_text()).canonical(), mpiio::Config{}.canonical());
+    EXPECT_EQ(mpiio::parse_config("").canonical(), mpiio::Config{}.canonical());
 }
 
 } // namespace

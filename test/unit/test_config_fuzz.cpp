@@ -6,8 +6,8 @@
 //
 // Environment: MPIIO_CONFIG_FUZZ_ITERATIONS (default 100000), MPIIO_CONFIG_FUZZ_SEED (default
 // fixed; the seed is printed so a failure can be replayed).
+#include "common/error.hpp"
 #include "config_expectations.hpp"
-#include "error.hpp"
 
 #include <gtest/gtest.h>
 

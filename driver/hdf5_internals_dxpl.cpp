@@ -1,11 +1,27 @@
-#include "dxpl_report.hpp"
+// Items 3 and 4 of hdf5_internals.hpp: DXPL properties read and hooked by their names.
+#include "hdf5_internals.hpp"
 
-#include "error.hpp"
+#include <H5FDmpi.h>
 
 #include <cstring>
 
-namespace mpiio {
+namespace mpiio::hdf5_internals {
 namespace {
+
+// H5Dprivate.h:73-75. HDF5 has setters but no getters for these.
+constexpr char kChunkOptHardProp[] = "mpio_chunk_opt_hard";
+constexpr char kChunkOptNumProp[] = "mpio_chunk_opt_num";
+constexpr char kChunkOptRatioProp[] = "mpio_chunk_opt_ratio";
+
+// Reads one DXPL property; `fallback` for the default list (which holds the defaults). Every
+// DXPL has these properties (its class registers them), so no H5Pexist first: each public call
+// costs an ID lookup, and this runs on every collective selection operation.
+template <class T> T dxpl_value(hid_t dxpl_id, const char *name, T fallback) {
+    if (dxpl_id < 0 || dxpl_id == H5P_DATASET_XFER_DEFAULT)
+        return fallback;
+    T value{};
+    return H5Pget(dxpl_id, name, &value) < 0 ? fallback : value;
+}
 
 constexpr char kChunkOptProp[] = "actual_chunk_opt_mode"; // H5D_MPIO_ACTUAL_CHUNK_OPT_MODE_NAME
 constexpr char kIoModeProp[] = "actual_io_mode";          // H5D_MPIO_ACTUAL_IO_MODE_NAME
@@ -63,6 +79,14 @@ bool ensure_hooked(hid_t dxpl_id) {
 
 } // namespace
 
+H5FD_mpio_chunk_opt_t dxpl_chunk_mode(hid_t dxpl_id) {
+    return dxpl_value(dxpl_id, kChunkOptHardProp, H5FD_MPIO_CHUNK_DEFAULT);
+}
+
+unsigned dxpl_chunk_threshold(hid_t dxpl_id) { return dxpl_value(dxpl_id, kChunkOptNumProp, 0u); }
+
+unsigned dxpl_chunk_ratio(hid_t dxpl_id) { return dxpl_value(dxpl_id, kChunkOptRatioProp, 60u); }
+
 void clear_pending_report() { g_pending = Pending{}; }
 
 void report_multi_chunk(hid_t dxpl_id, H5D_mpio_actual_io_mode_t io_mode) {
@@ -74,4 +98,4 @@ void report_multi_chunk(hid_t dxpl_id, H5D_mpio_actual_io_mode_t io_mode) {
     g_pending = Pending{dxpl_id, true, io_mode != H5D_MPIO_NO_COLLECTIVE, io_mode};
 }
 
-} // namespace mpiio
+} // namespace mpiio::hdf5_internals

@@ -1,5 +1,5 @@
-// See transfer_state.hpp for why this file exists.
-#include "transfer_state.hpp"
+// Items 1 and 2 of hdf5_internals.hpp: the context getters and the version guard.
+#include "hdf5_internals.hpp"
 
 #include <dlfcn.h>
 
@@ -47,7 +47,7 @@ template <class Fn> bool resolve_one(void *lib, const char *name, Fn &out, std::
 
 } // namespace
 
-namespace mpiio::transfer_state {
+namespace mpiio::hdf5_internals {
 
 std::string library_version() {
     if (!g_version.empty())
@@ -71,13 +71,25 @@ std::string library_version() {
     return g_version;
 }
 
+std::span<const char *const> accepted_versions() {
+    // Each release here has passed every suite and the testpar comparison (README support matrix).
+    static constexpr const char *kTested[] = {"1.14.5", "1.14.6"};
+    return kTested;
+}
+
 std::string resolve() {
     if (g_ready)
         return {};
     const std::string version = library_version();
-    const std::string built_for = std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) + ".";
-    if (version.rfind(built_for, 0) != 0)
-        return "mpiio was built for HDF5 " + built_for + "x but the running library is " +
+    std::string tested;
+    bool accepted = false;
+    for (const char *v : accepted_versions()) {
+        accepted = accepted || version == v;
+        tested += (tested.empty() ? "" : ", ") + std::string(v);
+    }
+    if (!accepted)
+        return "mpiio supports HDF5 " + tested +
+               " (the releases it is tested with) but the running library is " +
                (version.empty() ? std::string("of unknown version") : version);
 
     void *lib = loaded_libhdf5();
@@ -124,4 +136,4 @@ bool rank0_bcast() { return g_getters.rank0_bcast != nullptr && g_getters.rank0_
 
 bool file_flushing() { return g_getters.file_flushing != nullptr && g_getters.file_flushing(); }
 
-} // namespace mpiio::transfer_state
+} // namespace mpiio::hdf5_internals

@@ -1,0 +1,61 @@
+#include "common/agreement.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <iterator>
+#include <string>
+
+namespace mpiio {
+namespace {
+
+// Collective. Called by every rank once all know that rank `first` is the lowest failing one:
+// shares its message so every rank reports the real cause, then throws on every rank.
+[[noreturn]] void raise_agreed_failure(MPI_Comm comm, int first, const std::optional<Error> &local_error) {
+    std::string message = local_error ? local_error->what() : std::string();
+    int length = static_cast<int>(message.size());
+    check_mpi(MPI_Bcast(&length, 1, MPI_INT, first, comm), "MPI_Bcast (error agreement)");
+    message.resize(static_cast<size_t>(length));
+    check_mpi(MPI_Bcast(message.data(), length, MPI_CHAR, first, comm), "MPI_Bcast (error agreement)");
+    if (local_error)
+        throw *local_error;
+    throw Error(ErrorKind::OtherRank, "rank " + std::to_string(first) + " failed: " + message);
+}
+
+} // namespace
+
+void agree(MPI_Comm comm, const std::optional<Error> &local_error) {
+    int rank = 0;
+    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    const int mine = local_error ? rank : INT_MAX;
+    int first = INT_MAX;
+    check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce (error agreement)");
+    if (first != INT_MAX)
+        raise_agreed_failure(comm, first, local_error);
+}
+
+void allgather_agreeing(MPI_Comm comm, std::span<const std::int64_t> mine,
+                        const std::optional<Error> &local_error, std::vector<std::int64_t> &all) {
+    int nranks = 1;
+    check_mpi(MPI_Comm_size(comm, &nranks), "MPI_Comm_size");
+    const size_t width = mine.size() + 1; // the words, then the error flag
+    std::int64_t send[16];
+    if (width > std::size(send))
+        throw Error(ErrorKind::Internal, "allgather_agreeing: too many words per rank");
+    std::copy(mine.begin(), mine.end(), send);
+    send[mine.size()] = local_error ? 1 : 0;
+    all.resize(width * static_cast<size_t>(nranks));
+    check_mpi(MPI_Allgather(send, static_cast<int>(width), MPI_INT64_T, all.data(), static_cast<int>(width),
+                            MPI_INT64_T, comm),
+              "MPI_Allgather (exchange and error agreement)");
+    for (int r = 0; r < nranks; ++r)
+        if (all[static_cast<size_t>(r) * width + mine.size()] != 0)
+            raise_agreed_failure(comm, r, local_error);
+    // Drop the flags so callers see `mine.size()` words per rank.
+    size_t out = 0;
+    for (int r = 0; r < nranks; ++r)
+        for (size_t w = 0; w < mine.size(); ++w)
+            all[out++] = all[static_cast<size_t>(r) * width + w];
+    all.resize(out);
+}
+
+} // namespace mpiio

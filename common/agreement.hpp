@@ -1,0 +1,55 @@
+// Agreement on the outcome of a collective step, so that one rank's failure fails every rank
+// instead of leaving the others waiting in the next collective call (ARCHITECTURE.md D10, D13).
+//
+// The pattern of every collective step: each rank does its local part and catches its own error
+// (capture), a rank whose part failed still joins the collective MPI calls with an empty request,
+// then all ranks agree. agree() costs one MPI_Allreduce of one int on success;
+// allgather_agreeing() folds the agreement into an exchange the step needs anyway (one
+// MPI_Allgather). Only on failure does a broadcast of the first failing rank's message follow.
+#pragma once
+
+#include "common/error.hpp"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <exception>
+#include <new>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace mpiio {
+
+// Runs `step` and converts anything it throws into an Error. Local; never throws.
+template <class Step> std::optional<Error> capture(Step &&step) noexcept {
+    try {
+        step();
+        return std::nullopt;
+    } catch (const Error &e) {
+        return e;
+    } catch (const std::bad_alloc &) {
+        return Error(ErrorKind::Internal, "out of memory");
+    } catch (const std::exception &e) {
+        return Error(ErrorKind::Internal, e.what());
+    } catch (...) {
+        return Error(ErrorKind::Internal, "unknown exception");
+    }
+}
+
+// Collective over `comm`. If any rank passed an error, every rank throws: the failing ranks
+// their own error, the others Error(OtherRank) quoting the lowest failing rank's message.
+void agree(MPI_Comm comm, const std::optional<Error> &local_error);
+
+// capture() then agree(): the usual way to end a collective step. Collective.
+template <class Step> void collectively(MPI_Comm comm, Step &&step) {
+    agree(comm, capture(std::forward<Step>(step)));
+}
+
+// Collective over `comm`. Every rank contributes `mine` (the same number of words on every rank)
+// and its local error, in one MPI_Allgather. On success `all` holds every rank's words, rank by
+// rank; if any rank passed an error, every rank throws exactly as agree() does.
+void allgather_agreeing(MPI_Comm comm, std::span<const std::int64_t> mine,
+                        const std::optional<Error> &local_error, std::vector<std::int64_t> &all);
+
+} // namespace mpiio

@@ -1,0 +1,96 @@
+// hdf5_internals: every HDF5-private symbol and behaviour the driver relies on, checked against the
+// running library. A new HDF5 release that renames a getter, a property or the version string, or
+// changes what the transfer state reports, fails here with a message saying which item broke
+// (see driver/hdf5_internals.hpp for the source references).
+#include "hdf5_internals.hpp"
+
+#include "h5fd_mpiio.h"
+#include "test_support.hpp"
+
+#include <H5FDmpi.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+namespace {
+
+using namespace mpiio_test;
+namespace internals = mpiio::hdf5_internals;
+
+// Item 2: the version string is found and parsed, and it is a release the driver accepts.
+TEST(Hdf5Internals, VersionStringIsReadAndAccepted) {
+    unsigned maj = 0, min = 0, rel = 0;
+    ASSERT_GE(H5get_libversion(&maj, &min, &rel), 0);
+    const std::string expected = std::to_string(maj) + "." + std::to_string(min) + "." + std::to_string(rel);
+    EXPECT_EQ(internals::library_version(), expected) << "H5_lib_vers_info_g no longer reads as the version";
+    const auto accepted = internals::accepted_versions();
+    EXPECT_NE(std::find(accepted.begin(), accepted.end(), expected), accepted.end())
+        << "HDF5 " << expected << " is not among the releases the driver accepts";
+}
+
+// Item 1: every context getter is exported by the running library.
+TEST(Hdf5Internals, ContextGettersResolve) {
+    EXPECT_EQ(internals::resolve(), "") << "the H5CX getters or the version guard failed";
+    EXPECT_TRUE(internals::ready());
+}
+
+// Item 3: the DXPL chunk properties exist under their names with the sizes the driver reads, and
+// the public setters write them.
+TEST(Hdf5Internals, DxplChunkPropertiesKeepTheirNames) {
+    Hid dxpl(H5Pcreate(H5P_DATASET_XFER));
+    size_t size = 0;
+    ASSERT_GE(H5Pget_size(dxpl, "mpio_chunk_opt_hard", &size), 0) << "property renamed";
+    EXPECT_EQ(size, sizeof(H5FD_mpio_chunk_opt_t));
+    ASSERT_GE(H5Pget_size(dxpl, "mpio_chunk_opt_num", &size), 0) << "property renamed";
+    EXPECT_EQ(size, sizeof(unsigned));
+    ASSERT_GE(H5Pget_size(dxpl, "mpio_chunk_opt_ratio", &size), 0) << "property renamed";
+    EXPECT_EQ(size, sizeof(unsigned));
+    EXPECT_EQ(internals::dxpl_chunk_mode(dxpl), H5FD_MPIO_CHUNK_DEFAULT);
+    EXPECT_EQ(internals::dxpl_chunk_threshold(dxpl), 0u);
+    EXPECT_EQ(internals::dxpl_chunk_ratio(dxpl), 60u);
+    ASSERT_GE(H5Pset_dxpl_mpio_chunk_opt(dxpl, H5FD_MPIO_CHUNK_MULTI_IO), 0);
+    ASSERT_GE(H5Pset_dxpl_mpio_chunk_opt_num(dxpl, 7), 0);
+    ASSERT_GE(H5Pset_dxpl_mpio_chunk_opt_ratio(dxpl, 33), 0);
+    EXPECT_EQ(internals::dxpl_chunk_mode(dxpl), H5FD_MPIO_CHUNK_MULTI_IO);
+    EXPECT_EQ(internals::dxpl_chunk_threshold(dxpl), 7u);
+    EXPECT_EQ(internals::dxpl_chunk_ratio(dxpl), 33u);
+}
+
+// Item 4: the output properties the report hook replaces exist with the sizes it declares.
+TEST(Hdf5Internals, ActualModePropertiesKeepTheirNames) {
+    Hid dxpl(H5Pcreate(H5P_DATASET_XFER));
+    size_t size = 0;
+    ASSERT_GE(H5Pget_size(dxpl, "actual_chunk_opt_mode", &size), 0) << "property renamed";
+    EXPECT_EQ(size, sizeof(H5D_mpio_actual_chunk_opt_mode_t));
+    ASSERT_GE(H5Pget_size(dxpl, "actual_io_mode", &size), 0) << "property renamed";
+    EXPECT_EQ(size, sizeof(H5D_mpio_actual_io_mode_t));
+}
+
+// Item 1, behaviour: the transfer mode the getter reports inside the driver follows the
+// library's (collective H5Dwrite: collective transfers; independent: none), which the driver's
+// statistics show.
+TEST(Hdf5Internals, TransferModeReachesTheDriver) {
+    Hid fapl = make_fapl(Driver::Mpiio);
+    Hid file(H5Fcreate(test_file("mode", Driver::Mpiio).c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    ASSERT_TRUE(file.valid());
+    const hsize_t dims[1] = {64};
+    Hid space(H5Screate_simple(1, dims, nullptr));
+    Hid dset(H5Dcreate2(file, "d", H5T_NATIVE_INT, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    ASSERT_TRUE(dset.valid());
+    int data[64] = {};
+    H5FD_mpiio_stats_t before{}, after{};
+    ASSERT_GE(H5Fget_mpiio_stats(file, &before), 0);
+    Hid independent = make_dxpl(H5FD_MPIO_INDEPENDENT);
+    ASSERT_GE(H5Dwrite(dset, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, independent, data), 0);
+    ASSERT_GE(H5Fget_mpiio_stats(file, &after), 0);
+    EXPECT_EQ(after.collective_ops, before.collective_ops)
+        << "an independent write reached the driver as collective";
+    Hid collective = make_dxpl(H5FD_MPIO_COLLECTIVE);
+    ASSERT_GE(H5Dwrite(dset, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, collective, data), 0);
+    ASSERT_GE(H5Fget_mpiio_stats(file, &before), 0);
+    EXPECT_EQ(before.collective_ops, after.collective_ops + 1)
+        << "a collective write did not reach the driver as one";
+}
+
+} // namespace

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Crash consistency: kills (SIGKILL) a 4-rank crash_writer at several points after H5Fflush, with
+# the built-in mpio driver and with the mpiio plugin, then recovers each file the way a user would
+# (h5dump; if it cannot open the file, h5clear -s; then h5clear --increment) and classifies it with
+# crash_check. Fails if, for any kill point, the plugin's file is worse than the built-in driver's
+# (less data, or needing a stronger recovery step), or if data flushed before the kill is lost.
+# Writes a table to <report dir>/crash-report.md; the files and logs stay in
+# ${MPIIO_TEST_DIR:-/dev/shm}/mpiio-tests/crash.
+#
+#   crash_test.sh <mpiexec> <crash_writer> <crash_check> <h5dump> <h5clear> <report dir> [--full]
+#
+# Default: Open MPI's OMPIO, both file formats (default and latest), every kill point.
+# --full:  also ROMIO (--mca io romio321).
+set -euo pipefail
+mpiexec=$1 writer=$2 checker=$3 h5dump=$4 h5clear=$5 report_dir=$6
+dir=${MPIIO_TEST_DIR:-/dev/shm}/mpiio-tests/crash
+ios=(ompio)
+[ "${7:-}" = --full ] && ios=(ompio romio321)
+points=(after_flush rank0_after_flush after_overwrite after_new_objects after_extend after_second_flush none)
+formats=(default latest)
+rm -rf "$dir" && mkdir -p "$dir" "$report_dir"
+report="$report_dir/crash-report.md"
+
+state_rank() { case $1 in complete) echo 3 ;; flushed_ok) echo 2 ;; flushed_bad) echo 1 ;; *) echo 0 ;; esac; }
+recovery_rank() { case $1 in "as is") echo 3 ;; "h5clear -s") echo 2 ;; "h5clear --increment") echo 1 ;; *) echo 0 ;; esac; }
+
+# Runs one writer to its kill point and recovers the file; prints "<state>|<recovery>|<survivors>".
+run_case() { # io format point driver
+  local io=$1 format=$2 point=$3 driver=$4
+  local file="$dir/$io.$format.$point.$driver.h5" log="$dir/$io.$format.$point.$driver.log"
+  local rc=0
+  timeout 120 "$mpiexec" -n 4 --oversubscribe --bind-to none --mca io "$io" \
+    "$writer" "$driver" "$format" "$point" "$file" >"$log" 2>&1 || rc=$?
+  if [ "$rc" = 124 ]; then echo "hung|none|"; return; fi
+  if [ "$point" = none ] && [ "$rc" != 0 ]; then echo "writer_failed|none|"; return; fi
+  cp "$file" "$file.as-killed" 2>/dev/null || true
+  local recovery="as is"
+  if ! "$h5dump" -H "$file" >/dev/null 2>&1; then
+    recovery="h5clear -s"
+    "$h5clear" -s "$file" >>"$log" 2>&1 || true
+    if ! "$h5dump" -H "$file" >/dev/null 2>&1; then
+      recovery="h5clear --increment"
+      "$h5clear" -s --increment "$file" >>"$log" 2>&1 || true
+      "$h5dump" -H "$file" >/dev/null 2>&1 || recovery="none"
+    fi
+  fi
+  local line state survivors
+  line=$("$checker" "$file")
+  state=${line%% *}; state=${state#state=}
+  survivors=${line#* later:}
+  [ "$recovery" = none ] && state=unreadable
+  echo "$state|$recovery|$survivors"
+}
+
+failures=0 cases=0
+{
+  echo "| io | format | killed | mpio: state | mpio: recovery | mpiio: state | mpiio: recovery | mpiio later objects | verdict |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+} >"$report"
+for io in "${ios[@]}"; do
+  for format in "${formats[@]}"; do
+    for point in "${points[@]}"; do
+      IFS='|' read -r ms mr _ <<<"$(run_case "$io" "$format" "$point" mpio)"
+      IFS='|' read -r ps pr psurv <<<"$(run_case "$io" "$format" "$point" mpiio)"
+      cases=$((cases + 1))
+      verdict=ok
+      if (($(state_rank "$ps") < $(state_rank "$ms"))) ||
+         { (($(state_rank "$ps") == $(state_rank "$ms"))) && (($(recovery_rank "$pr") < $(recovery_rank "$mr"))); }; then
+        verdict="WORSE than mpio"
+      elif (($(state_rank "$ps") < 2)); then
+        verdict="flushed data lost"
+      elif { [ "$point" = after_second_flush ] || [ "$point" = none ]; } && [ "$ps" != complete ]; then
+        verdict="incomplete after the last flush"
+      fi
+      [ "$verdict" = ok ] || failures=$((failures + 1))
+      echo "| $io | $format | $point | $ms | $mr | $ps | $pr | ${psurv:--} | $verdict |" >>"$report"
+    done
+  done
+done
+cat "$report"
+echo "crash: $cases kill points x 2 drivers, $failures failed (files and logs in $dir)"
+[ "$failures" = 0 ]

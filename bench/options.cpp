@@ -31,7 +31,7 @@ void usage() {
         "  --modes LIST      modes for entries given without /MODE (default: each pattern's defaults)\n"
         "                    coll = collective data + metadata, ind = independent data + metadata,\n"
         "                    cd = collective data + independent metadata, cm = the reverse\n"
-        "  --size S          tiny | small (default) | large\n"
+        "  --size S          tiny | small | medium (default) | large (1 Mi particles per rank)\n"
         "  --timesteps N     time steps per file (default 3; h5bench uses 5)\n"
         "  --reps N          counted repetitions per driver (default 5, at least 5 recommended)\n"
         "  --warmup N        discarded warm-up repetitions (default 1)\n"
@@ -103,7 +103,7 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
                 return fail("--modes needs a value");
         } else if (a == "--size") {
             if (!value(v) || !parse_size(v, opt.size))
-                return fail("--size must be tiny, small or large");
+                return fail("--size must be tiny, small, medium or large");
         } else if (a == "--timesteps") {
             if (!value(v) || !to_int(v, opt.timesteps, 1))
                 return fail("--timesteps needs an integer >= 1");

@@ -262,6 +262,11 @@ int main(int argc, char **argv) {
     const std::string work = create_work_dir(o.dir, o.out);
     if (work.empty())
         return 2;
+    if (rank() == 0)
+        std::fprintf(
+            stderr,
+            "h5bench_vfd_overhead: %d calls x %d bytes per rank, %d warm-up + %d reps, io=%s, files in %s\n",
+            o.spec.ops, o.spec.bytes, o.warmup, o.reps, info.io_component.c_str(), work.c_str());
     const Samples s = measure(o, work);
     if (rank() == 0)
         rmdir(work.c_str());

@@ -42,7 +42,7 @@ while (($#)); do
     --launches) LAUNCHES=$2; shift 2 ;;
     --size) SIZE=$2; shift 2 ;;
     --configs) CONFIGS=$2; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "h5perf.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done

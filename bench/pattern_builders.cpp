@@ -174,15 +174,15 @@ void build_ii2d(CaseSpec &c, const PatternDims &D, uint64_t r, uint64_t p) {
 // (STRIDE_SIZE + BLOCK_SIZE) * BLOCK_CNT <= DIM_1, so with STRIDE_SIZE 2 and BLOCK_SIZE 1 a rank
 // writes every other element of the first two thirds of its region.
 void build_cs1d(CaseSpec &c, const PatternDims &D, uint64_t R, uint64_t P) {
-    const uint64_t stride = D.cs_stride, block = D.cs_block, blocks = D.n1 / (stride + block);
-    add_field_dsets(c, {D.n1 * P});
+    const uint64_t n1 = D.cs_n1, stride = D.cs_stride, block = D.cs_block, blocks = n1 / (stride + block);
+    add_field_dsets(c, {n1 * P});
     Access a;
     a.count = blocks * block;
     a.mem_dims = {a.count};
-    a.slabs = {Hyperslab{{D.n1 * R}, {stride}, {blocks}, {block}}};
+    a.slabs = {Hyperslab{{n1 * R}, {stride}, {blocks}, {block}}};
     a.runs.reserve(blocks);
     for (uint64_t i = 0; i < blocks; ++i)
-        a.runs.push_back({D.n1 * R + i * stride, i * block, block});
+        a.runs.push_back({n1 * R + i * stride, i * block, block});
     add_soa_arrays(c, a.count);
     per_field(c, a);
 }

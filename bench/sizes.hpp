@@ -17,13 +17,14 @@ const char *size_name(Size s);
 
 // Per-rank dimensions of every pattern family at one size.
 struct PatternDims {
-    uint64_t n1;                         // cc1d, ii1d, cs1d: h5bench DIM_1 (particles per rank)
+    uint64_t n1;                         // cc1d, ii1d: h5bench DIM_1 (particles per rank)
     uint64_t n1_ci;                      // ci1d: DIM_1 (read-modify-write of records dominates)
     uint64_t n1_ic;                      // ic1d: DIM_1 (HDF5 type conversion dominates)
     uint64_t d2[2];                      // cc2d, ii2d, block2d, chunked2d: 2D block per rank
     uint64_t d2_conv[2];                 // ci2d, ic2d
     uint64_t d3[3];                      // cc3d: 3D block per rank
     uint64_t s_block, s_stride, s_count; // strided1d
+    uint64_t cs_n1;                      // cs1d: h5bench DIM_1 (every element is its own piece)
     uint64_t cs_stride, cs_block;        // cs1d: h5bench STRIDE_SIZE, BLOCK_SIZE
     uint64_t d2_deflate[2];              // deflate2d (gzip dominates)
     uint64_t d2_small_chunks[2];         // smallchunks: block per rank

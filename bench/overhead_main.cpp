@@ -1,7 +1,7 @@
 // h5bench_vfd_overhead: per-operation overhead of the drivers (see overhead.hpp), measured in
 // alternating repetitions; prints a table and writes overhead.md / overhead.csv.
 //
-//   mpirun -n 4 h5bench_vfd_overhead [--ops 2000] [--bytes 8] [--reps 7] [--warmup 1]
+//   mpirun -n 4 h5bench_vfd_overhead [--ops auto|N] [--bytes 8] [--reps 7] [--warmup 1]
 //                                    [--drivers mpio,mpiio,raw] [--dir /dev/shm] [--out DIR]
 //                                    [--plugin-config S] [--label TEXT]
 #include "environment.hpp"
@@ -29,7 +29,7 @@ struct MpiSession {
 };
 
 struct OverheadOptions {
-    OpLoopSpec spec;
+    OpLoopSpec spec{.ops = 0}; // 0: calibrate (--ops auto)
     int reps = 7, warmup = 1;
     std::vector<Driver> drivers = {Driver::Mpio, Driver::Mpiio, Driver::Raw};
     std::string dir = "/dev/shm", out = "overhead-results", label;
@@ -43,7 +43,8 @@ const char *kUsage =
     "MPI_File_write_at_all / read_at_all loop for reference; microseconds per call (slowest rank),\n"
     "median and range over alternating repetitions. Every value read back is checked.\n"
     "\n"
-    "  --ops N           timed calls per loop (default 2000)\n"
+    "  --ops N|auto      timed calls per loop (default auto: as many as take about 0.5 s through\n"
+    "                    the first driver, 500-5000, measured once before the repetitions)\n"
     "  --bytes B         bytes per rank per call, a multiple of 8 (default 8)\n"
     "  --reps N          counted repetitions per driver (default 7)\n"
     "  --warmup N        discarded repetitions (default 1)\n"
@@ -81,8 +82,10 @@ bool parse(int argc, char **argv, OverheadOptions &o, int &exit_code) {
             return fail("unknown option or missing value: " + a);
         const char *v = argv[++i];
         if (a == "--ops") {
-            if (!to_int(v, o.spec.ops, 1))
-                return fail("--ops needs an integer >= 1");
+            if (std::string(v) == "auto")
+                o.spec.ops = 0;
+            else if (!to_int(v, o.spec.ops, 1))
+                return fail("--ops needs an integer >= 1 or auto");
         } else if (a == "--bytes") {
             if (!to_int(v, o.spec.bytes, 8) || o.spec.bytes % 8 != 0)
                 return fail("--bytes needs a multiple of 8");
@@ -118,6 +121,23 @@ bool parse(int argc, char **argv, OverheadOptions &o, int &exit_code) {
         }
     }
     return true;
+}
+
+// Collective. --ops auto: a short loop through the first driver gives the time per call; the
+// repetitions then use as many calls as take about 0.5 s (500-5000, a multiple of 100), so a
+// slow MPI layer or a loaded machine does not stretch the run to hours. Every rank gets the same
+// number (the loop times are maxima over ranks).
+int calibrate_ops(const OverheadOptions &o, const std::string &work) {
+    constexpr double kTargetUs = 0.5e6;
+    OpLoopSpec probe = o.spec;
+    probe.ops = 100;
+    const Driver d = o.drivers.front();
+    const std::string path = work + "/calibrate." + driver_name(d);
+    set_context("overhead calibration");
+    const OpLoopTimes t = d == Driver::Raw ? run_raw_op_loop(path, probe) : run_h5_op_loop(d, path, probe);
+    const double us = std::max(std::min(t.write_us, t.read_us), 1.0); // the less disturbed loop
+    const int ops = static_cast<int>(kTargetUs / us / 100) * 100;
+    return std::clamp(ops, 500, 5000);
 }
 
 // Microseconds per call of every counted repetition, per driver and operation.
@@ -262,6 +282,8 @@ int main(int argc, char **argv) {
     const std::string work = create_work_dir(o.dir, o.out);
     if (work.empty())
         return 2;
+    if (o.spec.ops == 0)
+        o.spec.ops = calibrate_ops(o, work);
     if (rank() == 0)
         std::fprintf(
             stderr,

@@ -5,10 +5,12 @@
 #   bash scripts/main.sh [options]
 #
 # Per MPI-IO layer -- Open MPI OMPIO, Open MPI ROMIO (--mca io romio321) and, when the project can
-# build against it, MPICH's ROMIO -- it runs, on 4 ranks on /dev/shm:
+# build against it, MPICH's ROMIO -- it runs, on /dev/shm with 4 ranks (under MPICH one per
+# core, see --mpich-ranks):
 #   1. bench/h5bench_vfd: the h5bench-style matrix through mpio, mpiio and raw MPI-IO, alternating
 #      in one launch (1 warm-up + 5 counted repetitions per case, verified reads and files);
-#   2. bench/h5bench_vfd_overhead: microseconds per tiny collective H5Dwrite/H5Dread call;
+#   2. bench/h5bench_vfd_overhead: microseconds per tiny collective H5Dwrite/H5Dread call
+#      (8 bytes per rank);
 #   3. bench/h5perf.sh: HDF5's h5perf through mpio and, via the redirect shim, through mpiio.
 # Every output stays in build/bench-results/<time>/<layer>/. A default run (no option that shapes
 # the benchmark) that passes all checks publishes to docs/bench/<layer>/ and refreshes the
@@ -38,11 +40,15 @@
 #   --timesteps N     time steps per file (default 3)
 #   --drivers LIST    subset of mpio,mpiio,raw
 #   --ranks N         MPI ranks (default 4; Open MPI: oversubscribed, --bind-to none)
+#   --mpich-ranks N   ranks under MPICH (default: the number of cores, at most --ranks). MPICH's
+#                     ch4 progress engine busy-polls without yielding: oversubscribed ranks spend
+#                     their time slices spinning and every collective costs several scheduler
+#                     slices (10-30x Open MPI's time with mpi_yield_when_idle, measured here).
 #   --dir DIR         where the data files go (default /dev/shm)
 #   --label TEXT      note recorded with the results (e.g. "machine busy")
 #   --no-matrix       skip h5bench_vfd
 #   --no-overhead     skip the per-operation overhead
-#   --overhead-ops N  calls per overhead loop (default 2000)
+#   --overhead-ops N  calls per overhead loop (default auto: about 0.5 s per loop, 500-5000)
 #   --no-h5perf       skip h5perf
 #   --h5perf-only     only h5perf (= --no-matrix --no-overhead)
 #   --h5perf-configs LIST  h5perf configurations (bench/h5perf.sh --configs; default all)
@@ -60,7 +66,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
 LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium LABEL="" PUBLISH=auto SETUP=1 TIMEOUT=3600
-MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=2000 H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
+MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
 BENCH_ARGS=()
 shaped=0
 need() { [ $# -ge 2 ] || { echo "main.sh: $1 needs a value" >&2; exit 2; }; }
@@ -82,6 +88,7 @@ while (($#)); do
       shaped=1; shift 2 ;;
     --targets) TARGETS=1; shaped=1; shift ;;
     --ranks) need "$@"; RANKS=$2; shaped=1; shift 2 ;;
+    --mpich-ranks) need "$@"; MPICH_RANKS=$2; shaped=1; shift 2 ;;
     --dir) need "$@"; DIR=$2; shift 2 ;;
     --label) need "$@"; LABEL=$2; shift 2 ;;
     --no-matrix) MATRIX=0; shaped=1; shift ;;
@@ -118,6 +125,8 @@ done
 if [ "$PUBLISH" = auto ]; then
   if ((shaped)); then PUBLISH=no; else PUBLISH=yes; fi
 fi
+CORES=$(getconf _NPROCESSORS_ONLN)
+[ -n "$MPICH_RANKS" ] || MPICH_RANKS=$((CORES < RANKS ? CORES : RANKS))
 log() { echo "[main] $*" >&2; }
 has_layer() { [[ ",$LAYERS," == *",$1,"* ]]; }
 
@@ -126,7 +135,7 @@ STAMP=$(date +%Y%m%d-%H%M%S)
 OUT="$ROOT/build/bench-results/$STAMP"
 mkdir -p "$OUT"
 T0=$SECONDS
-log "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) ($(getconf _NPROCESSORS_ONLN) cores); outputs in $OUT"
+log "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) ($CORES cores); outputs in $OUT"
 
 # ---- builds ------------------------------------------------------------------------------------
 # build_openmpi: sets OMPI_BUILD and OMPI_PREFIX (the stock HDF5 built with Open MPI).
@@ -167,7 +176,10 @@ build_mpich() {
   elif [ -f "$ROOT/build-mpich-1.14.5/CMakeCache.txt" ]; then
     log "scripts/build.sh has no --mpi option yet; using the existing $ROOT/build-mpich-1.14.5"
     MPICH_BUILD="$ROOT/build-mpich-1.14.5"
-    cmake --build "$MPICH_BUILD" --target h5fd_mpiio h5bench_vfd h5bench_vfd_overhead >&2 || return 1
+    local targets=(h5fd_mpiio h5bench_vfd h5bench_vfd_overhead) all
+    all=$(cmake --build "$MPICH_BUILD" --target help 2>/dev/null || true)
+    [[ "$all" == *h5mpiio_redirect* ]] && targets+=(h5mpiio_redirect)
+    cmake --build "$MPICH_BUILD" --target "${targets[@]}" >&2 || return 1
   else
     log "MPICH layer skipped: scripts/build.sh has no --mpi option (MPICH support not merged yet) and there is no build-mpich-1.14.5/"
     return 1
@@ -190,7 +202,7 @@ build_mpich() {
 launcher() {
   local layer=$1; shift
   if [ "$layer" = mpich ]; then
-    LAUNCH=(mpirun.mpich -n "$RANKS")
+    LAUNCH=(mpirun.mpich -n "$MPICH_RANKS")
     for kv in "$@"; do LAUNCH+=(-genv "${kv%%=*}" "${kv#*=}"); done
   else
     LAUNCH=(mpirun -n "$RANKS" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
@@ -211,7 +223,7 @@ remove_work_dir() {
 timed_launch() {
   local name=$1 dir=$2 rc; shift 2
   set +e
-  timeout --signal=TERM --kill-after=30 "$TIMEOUT" "$@" 2> >(tee "$dir/$name.log" >&2) | tee "$dir/$name.out"
+  timeout --foreground --signal=TERM --kill-after=30 "$TIMEOUT" "$@" 2> >(tee "$dir/$name.log" >&2) | tee "$dir/$name.out"
   rc=${PIPESTATUS[0]}
   set -e
   sleep 0.2 # let tee finish the log
@@ -245,13 +257,14 @@ run_layer() {
   if ((H5PERF)); then
     local shim="$build/tools/libh5mpiio_redirect.so"
     if [ -f "$shim" ] && [ -x "$prefix/bin/h5perf" ]; then
-      local args=(--h5perf "$prefix/bin/h5perf" --shim "$shim" --plugin-dir "$build/plugins" --ranks "$RANKS"
+      local args=(--h5perf "$prefix/bin/h5perf" --shim "$shim" --plugin-dir "$build/plugins"
+                  --ranks "$([ "$layer" = mpich ] && echo "$MPICH_RANKS" || echo "$RANKS")"
                   --dir "$DIR" --out "$dir/h5perf" --launches "$H5PERF_LAUNCHES"
                   --size "$([ "$SIZE" = large ] && echo large || echo small)")
       if [ "$layer" = mpich ]; then args+=(--mpi mpich); else args+=(--mpi openmpi --io "$([ "$layer" = romio ] && echo romio321 || echo ompio)"); fi
       [ -n "$H5PERF_CONFIGS" ] && args+=(--configs "$H5PERF_CONFIGS")
       log "$layer: h5perf, built-in mpio vs the plugin through $shim"
-      timeout --signal=TERM --kill-after=30 "$TIMEOUT" bench/h5perf.sh "${args[@]}" || { log "$layer: h5perf FAILED -- see $dir/h5perf/"; failed=1; }
+      timeout --foreground --signal=TERM --kill-after=30 "$TIMEOUT" bench/h5perf.sh "${args[@]}" || { log "$layer: h5perf FAILED -- see $dir/h5perf/"; failed=1; }
     else
       log "$layer: h5perf skipped: needs $shim (tools/) and $prefix/bin/h5perf"
     fi

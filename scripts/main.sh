@@ -68,13 +68,13 @@ cd "$ROOT"
 LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium LABEL="" PUBLISH=auto SETUP=1 TIMEOUT=3600
 MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
 BENCH_ARGS=()
-shaped=0
+shaped=0 size_given=0
 need() { [ $# -ge 2 ] || { echo "main.sh: $1 needs a value" >&2; exit 2; }; }
 while (($#)); do
   case "$1" in
     --patterns|--modes|--reps|--warmup|--timesteps|--drivers)
       need "$@"; BENCH_ARGS+=("$1" "$2"); shaped=1; shift 2 ;;
-    --size) need "$@"; SIZE=$2; shaped=1; shift 2 ;;
+    --size) need "$@"; SIZE=$2; size_given=1; shaped=1; shift 2 ;;
     --layers) need "$@"; LAYERS=$2; shaped=1; shift 2 ;;
     --mpi)
       need "$@"
@@ -110,7 +110,7 @@ if ((TARGETS)); then
   # The issue-10 targets: h5bench CONTIG/CONTIG and CONTIG/STRIDED, collective, write and read.
   # Raw MPI-IO is left out: cs1d/coll at this size takes minutes per phase and driver.
   BENCH_ARGS+=(--patterns cc1d/coll,cs1d/coll --drivers mpio,mpiio)
-  SIZE=large
+  ((size_given)) || SIZE=large
   [ -n "$LAYERS" ] || LAYERS=ompio
   [ -n "$H5PERF_CONFIGS" ] || H5PERF_CONFIGS=contig-coll,chunked-coll
 fi

@@ -46,7 +46,8 @@ void usage() {
         "  --keep-files      keep the compared mpio/mpiio files of each case\n"
         "  --list            list the patterns and exit\n"
         "\n"
-        "The Open MPI MPI-IO component is chosen by mpirun (--mca io ompio|romio321).\n");
+        "The MPI-IO layer is chosen by the launcher: Open MPI mpirun --mca io ompio|romio321;\n"
+        "MPICH uses its ROMIO.\n");
 }
 
 void list_patterns() {

@@ -1,6 +1,6 @@
 // chart.svg: per case, the median bandwidth of mpio / mpiio / raw (bars, log scale) with min-max
 // whiskers, write and read side by side, and the mpiio/mpio ratio next to each panel.
-#include "results.hpp"
+#include "report.hpp"
 
 #include <algorithm>
 #include <cmath>

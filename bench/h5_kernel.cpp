@@ -34,16 +34,16 @@ PhaseTimes reduce_times(double local, double data) {
 
 void sum_stats(const H5FD_mpiio_stats_t &in, H5FD_mpiio_stats_t &out) {
     std::vector<uint64_t> a, b;
-#define BENCH_PACK(field) a.push_back(in.field);
-    BENCH_MPIIO_STATS_U64(BENCH_PACK)
+#define BENCH_PACK(type, field, description) BENCH_IF_COUNTER(type, a.push_back(in.field))
+    H5FD_MPIIO_STATS_FIELDS(BENCH_PACK)
 #undef BENCH_PACK
     b.resize(a.size());
     BENCH_MPI(
         MPI_Allreduce(a.data(), b.data(), static_cast<int>(a.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
     out = in;
     size_t i = 0;
-#define BENCH_UNPACK(field) out.field = b[i++];
-    BENCH_MPIIO_STATS_U64(BENCH_UNPACK)
+#define BENCH_UNPACK(type, field, description) BENCH_IF_COUNTER(type, out.field = b[i++])
+    H5FD_MPIIO_STATS_FIELDS(BENCH_UNPACK)
 #undef BENCH_UNPACK
     BENCH_MPI(
         MPI_Allreduce(&in.seconds_in_mpi_io, &out.seconds_in_mpi_io, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));

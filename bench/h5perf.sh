@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # HDF5's own h5perf (PHDF5 and MPIIO APIs) through the built-in mpio driver and, with the
 # LD_PRELOAD redirect shim (tools/libh5mpiio_redirect.so: H5Pset_fapl_mpio selects the mpiio
-# plugin), through the plugin. Same h5perf binary, same arguments; per configuration, --launches
-# launches per driver alternate (mpio, mpiio, mpiio, mpio, ...), each with --iterations h5perf
-# iterations, and the summary takes the median over launches of h5perf's average throughput.
-# h5perf's "MPIO" API rows are its own raw MPI-IO baseline, measured in the same launches.
+# plugin), through the plugin. Same h5perf binary, same arguments. Per configuration, --launches
+# launch pairs alternate (mpio then mpiio, then mpiio then mpio, ...), each launch with
+# --iterations h5perf iterations; the summary takes, per driver, the median over launches of
+# h5perf's average throughput, and mpiio/mpio as the median of the per-pair ratios with their
+# range. h5perf's "MPIO" API rows are its own raw MPI-IO baseline, measured in the same launches.
+# The headline is the two issue-10 targets: contiguous and chunked collective write.
 #
 #   bench/h5perf.sh --h5perf <hdf5>/bin/h5perf --shim build/tools/libh5mpiio_redirect.so \
-#                   --plugin-dir build/plugins [--ranks 4] [--io ompio|romio321] [--dir /dev/shm]
-#                   [--out DIR] [--launches 3] [--iterations 3] [--size small|large]
-#                   [--configs a,b,...]
+#                   --plugin-dir build/plugins [--mpi openmpi|mpich] [--ranks 4]
+#                   [--io ompio|romio321] [--dir /dev/shm] [--out DIR] [--launches 5]
+#                   [--iterations 3] [--size small|large] [--configs a,b,...]
+#
+#   --mpi       openmpi (default: mpirun --oversubscribe --bind-to none [--mca io C]) or mpich
+#               (mpirun.mpich; --io does not apply)
+#   --configs   subset of contig-coll,chunked-coll,contig-ind,interleaved-coll,interleaved-ind
+#               (default all)
+#   --size      small: 8 MiB per process per dataset (default); large: 64 MiB
 #
 # Writes <out>/h5perf.csv (every number h5perf printed, per launch), <out>/h5perf.md (summary)
 # and <out>/h5perf-<config>-<driver>-<launch>.log. Before measuring a configuration it runs it
@@ -18,12 +26,14 @@
 # used under the shim.
 set -euo pipefail
 
-H5PERF="" SHIM="" PLUGIN_DIR="" RANKS=4 IO="" DIR=/dev/shm OUT=h5perf-results ITER=3 LAUNCHES=3 SIZE=small CONFIGS=""
+H5PERF="" SHIM="" PLUGIN_DIR="" MPI=openmpi RANKS=4 IO="" DIR=/dev/shm OUT=h5perf-results ITER=3 LAUNCHES=5
+SIZE=small CONFIGS=""
 while (($#)); do
   case "$1" in
     --h5perf) H5PERF=$2; shift 2 ;;
     --shim) SHIM=$2; shift 2 ;;
     --plugin-dir) PLUGIN_DIR=$2; shift 2 ;;
+    --mpi) MPI=$2; shift 2 ;;
     --ranks) RANKS=$2; shift 2 ;;
     --io) IO=$2; shift 2 ;;
     --dir) DIR=$2; shift 2 ;;
@@ -32,7 +42,7 @@ while (($#)); do
     --launches) LAUNCHES=$2; shift 2 ;;
     --size) SIZE=$2; shift 2 ;;
     --configs) CONFIGS=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "h5perf.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -42,23 +52,24 @@ done
 [ -x "$H5PERF" ] || { echo "h5perf.sh: $H5PERF is not executable" >&2; exit 2; }
 [ -f "$SHIM" ] || { echo "h5perf.sh: shim $SHIM not found" >&2; exit 2; }
 [ -f "$PLUGIN_DIR/libh5fd_mpiio.so" ] || { echo "h5perf.sh: no libh5fd_mpiio.so in $PLUGIN_DIR" >&2; exit 2; }
+case "$MPI" in openmpi|mpich) ;; *) echo "h5perf.sh: --mpi must be openmpi or mpich" >&2; exit 2 ;; esac
 SHIM=$(readlink -f "$SHIM"); PLUGIN_DIR=$(readlink -f "$PLUGIN_DIR")
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
 
 # Per-process bytes per dataset.
 case "$SIZE" in
-  small|tiny) E=8M ;;
+  small|tiny|medium) E=8M ;;
   large) E=64M ;;
   *) echo "h5perf.sh: --size must be small or large" >&2; exit 2 ;;
 esac
-# name | h5perf arguments (besides -A -i -p -P)
+# name | h5perf arguments (besides -A -i -p -P). The first two are the issue-10 targets.
 ALL_CONFIGS=(
-  "contig-ind|-e $E -x 1M -X 1M -B 1M"
   "contig-coll|-C -e $E -x 1M -X 1M -B 1M"
-  "interleaved-ind|-I -e $E -x 256K -X 256K -B 4K"
-  "interleaved-coll|-C -I -e $E -x 256K -X 256K -B 4K"
   "chunked-coll|-c -C -e $E -x 1M -X 1M -B 256K"
+  "contig-ind|-e $E -x 1M -X 1M -B 1M"
+  "interleaved-coll|-C -I -e $E -x 256K -X 256K -B 4K"
+  "interleaved-ind|-I -e $E -x 256K -X 256K -B 4K"
 )
 selected=()
 for c in "${ALL_CONFIGS[@]}"; do
@@ -67,21 +78,32 @@ for c in "${ALL_CONFIGS[@]}"; do
 done
 ((${#selected[@]})) || { echo "h5perf.sh: no config selected" >&2; exit 2; }
 
-MPIRUN=(mpirun -n "$RANKS" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
-[ -n "$IO" ] && MPIRUN+=(--mca io "$IO")
+if [ "$MPI" = mpich ]; then
+  LAYER="MPICH ROMIO" IOLABEL="ROMIO (MPICH)"
+  MPIRUN=(mpirun.mpich -n "$RANKS")
+  setenv() { printf -- '-genv\n%s\n%s\n' "$1" "$2"; } # hydra: -genv NAME VALUE
+else
+  case "$IO" in romio*) LAYER="Open MPI ROMIO" ;; *) LAYER="Open MPI OMPIO" ;; esac
+  IOLABEL=${IO:-default (ompio)}
+  MPIRUN=(mpirun -n "$RANKS" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
+  [ -n "$IO" ] && MPIRUN+=(--mca io "$IO")
+  setenv() { printf -- '-x\n%s=%s\n' "$1" "$2"; }
+fi
 WORK="$DIR/h5perf.$$"
 mkdir -p "$WORK"
 trap 'rm -rf "$WORK"' EXIT
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # run <driver> <log> <h5perf args...>
 run() {
   local driver=$1 log=$2; shift 2
-  local env=(-x HDF5_PARAPREFIX="$WORK")
+  local env=()
+  mapfile -t -O 0 env < <(setenv HDF5_PARAPREFIX "$WORK")
   if [ "$driver" = mpiio ]; then
-    env+=(-x LD_PRELOAD="$SHIM" -x MPIIO_REDIRECT=1 -x HDF5_PLUGIN_PATH="$PLUGIN_DIR"
-          -x MPIIO_REDIRECT_CONFIG="${MPIIO_REDIRECT_CONFIG_OVERRIDE:-}")
+    mapfile -t -O "${#env[@]}" env < <(setenv LD_PRELOAD "$SHIM"; setenv MPIIO_REDIRECT 1
+      setenv HDF5_PLUGIN_PATH "$PLUGIN_DIR"; setenv MPIIO_REDIRECT_CONFIG "${MPIIO_REDIRECT_CONFIG_OVERRIDE:-}")
   else
-    env+=(-x MPIIO_REDIRECT=0)
+    mapfile -t -O "${#env[@]}" env < <(setenv MPIIO_REDIRECT 0)
   fi
   if ! "${MPIRUN[@]}" "${env[@]}" "$H5PERF" -p "$RANKS" -P "$RANKS" "$@" >"$log" 2>&1; then
     echo "h5perf.sh: FAILED ($driver): ${MPIRUN[*]} ... $H5PERF -p $RANKS -P $RANKS $* (log: $log)" >&2
@@ -130,7 +152,7 @@ for c in "${selected[@]}"; do
   else
     fail=1
   fi
-  # Measured launches: mpio, mpiio, then mpiio, mpio, ... (ABBA).
+  # Measured launch pairs: mpio, mpiio, then mpiio, mpio, ... (ABBA).
   echo "[h5perf] $name: $LAUNCHES launches per driver (h5perf -A phdf5,mpiio -i $ITER ${args[*]})" >&2
   for ((l = 1; l <= LAUNCHES; l++)); do
     if ((l % 2)); then order=(mpio mpiio); else order=(mpiio mpio); fi
@@ -144,40 +166,61 @@ for c in "${selected[@]}"; do
     done
   done
 done
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# Summary: median over launches of h5perf's average throughput, PHDF5 per driver, and h5perf's
-# own MPI-IO API over the launches of both drivers. (mawk has no asort: insertion sort.)
+# Summary. Per (config, operation): median [min-max] over launches of each driver's PHDF5
+# average throughput; mpiio/mpio = median (min-max) of the per-launch-pair ratios; h5perf's own
+# MPI-IO API over the launches of both drivers. (mawk has no asort: insertion sort.)
 MD="$OUT/h5perf.md"
-{
-  echo "h5perf (HDF5 $("$H5PERF" -h 2>&1 | awk '/Version/{print $3; exit}')), $RANKS ranks, io ${IO:-default (ompio)}, $LAUNCHES launches per driver alternating, $ITER iterations each, files in $DIR."
-  echo "Median over launches of h5perf's average throughput (MB/s as h5perf prints it). \"mpiio\" = the same h5perf binary with LD_PRELOAD=libh5mpiio_redirect.so MPIIO_REDIRECT=1 (H5Pset_fapl_mpio selects the plugin); h5perf MPIO = h5perf's raw MPI-IO API in the same launches."
-  echo
-  echo "| config | operation | PHDF5 mpio | PHDF5 mpiio | **mpiio/mpio** | h5perf MPIO | mpiio/MPIO |"
-  echo "|---|---|--:|--:|--:|--:|--:|"
-  awk -F, '
-    function median(key,    n, i, j, t, v) {
-      n = cnt[key]
-      if (n == 0) return 0
-      for (i = 1; i <= n; i++) v[i] = val[key, i]
-      for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
-      return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+awk -F, -v layer="$LAYER" -v ranks="$RANKS" -v io="$IOLABEL" -v launches="$LAUNCHES" -v iter="$ITER" \
+    -v dir="$DIR" -v load0="$LOAD_START" -v load1="$LOAD_END" \
+    -v version="$("$H5PERF" -h 2>&1 | awk '/Version/{print $3; exit}')" '
+  function sorted(key, v,    n, i, j, t) {
+    n = cnt[key]
+    for (i = 1; i <= n; i++) v[i] = val[key, i]
+    for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+    return n
+  }
+  function median(key,    v, n) {
+    n = sorted(key, v)
+    if (n == 0) return 0
+    return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+  }
+  function lo(key,    v, n) { n = sorted(key, v); return n ? v[1] : 0 }
+  function hi(key,    v, n) { n = sorted(key, v); return n ? v[n] : 0 }
+  function add(key, x) { cnt[key]++; val[key, cnt[key]] = x }
+  function spread(key, fmt) {
+    return cnt[key] ? sprintf(fmt " (" fmt "-" fmt ")", median(key), lo(key), hi(key)) : "-"
+  }
+  NR > 1 {
+    row = $1 SUBSEP $5
+    if (!(row in seen)) { seen[row] = 1; order[++rows] = row }
+    if ($4 == "PHDF5") { add(row SUBSEP $2, $7); bw[row, $2, $3] = $7 }
+    if ($4 == "MPIO") add(row SUBSEP "MPIO", $7)
+  }
+  END {
+    # Per launch pair l: mpiio / mpio of the same l.
+    for (k = 1; k <= rows; k++)
+      for (l = 1; l <= launches; l++)
+        if ((order[k], "mpio", l) in bw && (order[k], "mpiio", l) in bw && bw[order[k], "mpio", l] > 0)
+          add(order[k] SUBSEP "ratio", bw[order[k], "mpiio", l] / bw[order[k], "mpio", l])
+    printf "**%s**, h5perf (HDF5 %s), %d ranks, io %s, files in %s: %d launch pairs alternating between the drivers (mpio first, then mpiio first, ...), h5perf -i %d in each. ", layer, version, ranks, io, dir, launches, iter
+    printf "Throughput: median (min-max) over launches of h5perf\x27s average, MB/s as h5perf prints it. **mpiio/mpio**: median (min-max) of the per-pair ratios (> 1: the plugin is faster). \"mpiio\" = the same h5perf binary with LD_PRELOAD=libh5mpiio_redirect.so MPIIO_REDIRECT=1; h5perf MPIO = h5perf\x27s raw MPI-IO API in the same launches. Load average %s at start, %s at end.\n\n", load0, load1
+    t1 = "contig-coll" SUBSEP "Write"; t2 = "chunked-coll" SUBSEP "Write"
+    if ((t1 in seen) || (t2 in seen)) {
+      printf "Targets (issue 10, >= 1.00): contiguous collective write **%s**; chunked collective write **%s**.\n\n",
+             spread(t1 SUBSEP "ratio", "%.2f"), spread(t2 SUBSEP "ratio", "%.2f")
     }
-    function add(key, x) { cnt[key]++; val[key, cnt[key]] = x }
-    NR > 1 {
-      row = $1 SUBSEP $5
-      if (!(row in seen)) { seen[row] = 1; order[++rows] = row }
-      if ($4 == "PHDF5") add(row SUBSEP $2, $7)
-      if ($4 == "MPIO") add(row SUBSEP "MPIO", $7)
+    print "| config | operation | PHDF5 mpio | PHDF5 mpiio | **mpiio/mpio** | h5perf MPIO | mpiio/MPIO |"
+    print "|---|---|--:|--:|--:|--:|--:|"
+    for (k = 1; k <= rows; k++) {
+      row = order[k]; split(row, p, SUBSEP)
+      b = median(row SUBSEP "mpiio"); m = median(row SUBSEP "MPIO")
+      printf "| %s | %s | %s | %s | **%s** | %.1f | %s |\n", p[1], p[2], spread(row SUBSEP "mpio", "%.0f"),
+             spread(row SUBSEP "mpiio", "%.0f"), spread(row SUBSEP "ratio", "%.2f"), m,
+             (m > 0 ? sprintf("%.2f", b / m) : "-")
     }
-    END {
-      for (k = 1; k <= rows; k++) {
-        row = order[k]; split(row, p, SUBSEP)
-        a = median(row SUBSEP "mpio"); b = median(row SUBSEP "mpiio"); m = median(row SUBSEP "MPIO")
-        printf "| %s | %s | %.1f | %.1f | **%s** | %.1f | %s |\n", p[1], p[2], a, b,
-               (a > 0 ? sprintf("%.2f", b / a) : "-"), m, (m > 0 ? sprintf("%.2f", b / m) : "-")
-      }
-    }' "$CSV"
-} >"$MD"
+  }' "$CSV" >"$MD"
 cat "$MD"
 if ((fail)); then
   echo "h5perf.sh: at least one h5perf run FAILED (see above)" >&2

@@ -31,7 +31,7 @@ void usage() {
         "  --modes LIST      modes for entries given without /MODE (default: each pattern's defaults)\n"
         "                    coll = collective data + metadata, ind = independent data + metadata,\n"
         "                    cd = collective data + independent metadata, cm = the reverse\n"
-        "  --size S          tiny | small (default) | large\n"
+        "  --size S          tiny | small | medium (default) | large (1 Mi particles per rank)\n"
         "  --timesteps N     time steps per file (default 3; h5bench uses 5)\n"
         "  --reps N          counted repetitions per driver (default 5, at least 5 recommended)\n"
         "  --warmup N        discarded warm-up repetitions (default 1)\n"
@@ -46,7 +46,8 @@ void usage() {
         "  --keep-files      keep the compared mpio/mpiio files of each case\n"
         "  --list            list the patterns and exit\n"
         "\n"
-        "The Open MPI MPI-IO component is chosen by mpirun (--mca io ompio|romio321).\n");
+        "The MPI-IO layer is chosen by the launcher: Open MPI mpirun --mca io ompio|romio321;\n"
+        "MPICH uses its ROMIO.\n");
 }
 
 void list_patterns() {
@@ -103,7 +104,7 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
                 return fail("--modes needs a value");
         } else if (a == "--size") {
             if (!value(v) || !parse_size(v, opt.size))
-                return fail("--size must be tiny, small or large");
+                return fail("--size must be tiny, small, medium or large");
         } else if (a == "--timesteps") {
             if (!value(v) || !to_int(v, opt.timesteps, 1))
                 return fail("--timesteps needs an integer >= 1");

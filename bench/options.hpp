@@ -17,7 +17,7 @@ struct CaseSel {
 struct Options {
     std::vector<CaseSel> cases; // resolved matrix
     std::vector<Driver> drivers = {Driver::Mpio, Driver::Mpiio, Driver::Raw};
-    Size size = Size::Small;
+    Size size = Size::Medium;
     int timesteps = 3;
     int reps = 5;
     int warmup = 1;

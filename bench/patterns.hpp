@@ -9,16 +9,13 @@
 #pragma once
 
 #include "common.hpp"
+#include "sizes.hpp"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace bench {
-
-enum class Size { Tiny, Small, Large };
-bool parse_size(const std::string &s, Size &out);
-const char *size_name(Size s);
 
 // Element type of a dataset in the file.
 enum class FileType {
@@ -82,7 +79,7 @@ struct CaseSpec {
     std::string what;     // one-line description
     std::string raw_note; // how the raw MPI-IO run differs, if it does
     Mode mode;
-    Size size = Size::Small;
+    Size size = Size::Medium;
     int timesteps = 3;
     std::vector<DsetSpec> dsets;   // the datasets of every time step ("Timestep_<t>/<name>")
     std::vector<ArraySpec> arrays; // memory arrays of one time step
@@ -92,12 +89,16 @@ struct CaseSpec {
     uint64_t bytes_per_step() const; // data bytes this rank moves per time step
 };
 
+// Fills the case's datasets, arrays and accesses for rank r of p (see pattern_builders.hpp).
+using CaseBuilder = void (*)(CaseSpec &c, const PatternDims &dims, uint64_t r, uint64_t p);
+
 struct PatternInfo {
     const char *name;
     const char *what;
     const char *default_modes; // comma list; modes in the default matrix
     const char *allowed_modes; // comma list
     bool in_default;
+    CaseBuilder build;
 };
 const std::vector<PatternInfo> &pattern_table();
 const PatternInfo *find_pattern(const std::string &name);

@@ -1,5 +1,4 @@
-// Measurements of a case and their summary statistics; writers for the terminal table, CSV,
-// JSON, Markdown and the SVG chart.
+// Measurements of a case, their summary statistics (statistics.cpp) and the run's environment.
 #pragma once
 
 #include "common.hpp"
@@ -29,6 +28,14 @@ struct DriverResult {
     std::vector<std::string> failures; // read-back verification failures
 };
 
+// A ratio of bandwidths a/b from the counted rounds: the median of the per-round ratios (in each
+// round both drivers ran back to back, so slow drifts of the machine's load cancel) and their
+// range, which shows how far apart single repetitions were.
+struct RatioSpread {
+    int n = 0; // rounds where both ran
+    double median = 0, min = 0, max = 0;
+};
+
 struct CaseResult {
     std::string id, pattern, mode, what, raw_note;
     double bytes = 0; // data bytes per phase, all ranks
@@ -38,21 +45,21 @@ struct CaseResult {
     std::vector<std::string> failures; // everything that makes the case fail
     double elapsed_s = 0;
     bool failed() const { return !failures.empty(); }
-    // Ratio of median bandwidths a/b for a phase ('w' or 'r'); 0 when unavailable.
-    double ratio(Driver a, Driver b, char phase) const;
+    // Bandwidth ratio a/b for a phase ('w' or 'r') paired round by round; n = 0 when unavailable.
+    RatioSpread paired_ratio(Driver a, Driver b, char phase) const;
+    // Its median; 0 when unavailable.
+    double ratio(Driver a, Driver b, char phase) const { return paired_ratio(a, b, phase).median; }
 };
 
 struct RunInfo {
-    std::string started, host, mpi_library, io_component, hdf5_version, plugin_path, size, dir, label;
+    std::string started, host, mpi_library, hdf5_version, plugin_path, size, dir, label;
+    std::string io_layer;     // ompio | romio321 | mpich: names the published table
+    std::string io_component; // as shown: "default (ompio)", "romio321", "ROMIO (MPICH)"
     std::string plugin_config;
     std::string load_start,
         load_end; // /proc/loadavg (1, 5, 15 min) at start and end: other load on the machine
     int ranks = 0, timesteps = 0, reps = 0, warmup = 0;
     double total_s = 0;
 };
-
-// All writers run on rank 0.
-void print_table(FILE *out, const RunInfo &info, const std::vector<CaseResult> &results);
-void write_outputs(const std::string &dir, const RunInfo &info, const std::vector<CaseResult> &results);
 
 } // namespace bench

@@ -1,164 +1,343 @@
 #!/usr/bin/env bash
-# The main command: set up, build, and run the driver benchmark.
+# The main command: set up, build, and benchmark the mpiio plugin against HDF5's built-in mpio
+# driver under every MPI-IO layer available, and publish one table per layer.
 #
-#   scripts/main.sh [options]
+#   bash scripts/main.sh [options]
 #
-# 1. scripts/setup.sh (Debian packages + cached stock parallel HDF5; its last stdout line is the
-#    HDF5 prefix),
-# 2. configures build/ (-DHDF5_ROOT=<prefix>) and builds the plugin, the benchmark and the
-#    redirect shim,
-# 3. runs bench/h5bench_vfd (h5bench-style kernels through the built-in mpio driver, the mpiio
-#    plugin and raw MPI-IO, alternating in one launch) on 4 ranks on /dev/shm, and prints the
-#    table,
-# 4. runs HDF5's h5perf through mpio and, via the redirect shim, through the plugin
-#    (bench/h5perf.sh), when the shim was built,
-# 5. keeps every output in build/bench-results/<time>/ and, for the default matrix, copies the
-#    results (table.md, results.csv/json, runs.csv, chart.svg, h5perf.md/csv) to docs/bench/,
-#    which the README embeds.
+# Per MPI-IO layer -- Open MPI OMPIO, Open MPI ROMIO (--mca io romio321) and, when the project can
+# build against it, MPICH's ROMIO -- it runs, on /dev/shm with 4 ranks (under MPICH one per
+# core, see --mpich-ranks):
+#   1. bench/h5bench_vfd: the h5bench-style matrix through mpio, mpiio and raw MPI-IO, alternating
+#      in one launch (1 warm-up + 5 counted repetitions per case, verified reads and files);
+#   2. bench/h5bench_vfd_overhead: microseconds per tiny collective H5Dwrite/H5Dread call
+#      (8 bytes per rank);
+#   3. bench/h5perf.sh: HDF5's h5perf through mpio and, via the redirect shim, through mpiio.
+# Every output stays in build/bench-results/<time>/<layer>/. A default run (no option that shapes
+# the benchmark) that passes all checks publishes to docs/bench/<layer>/ and refreshes the
+# tables the README embeds between its <!-- bench:... --> markers.
 #
-# Options (benchmark shape; any of them except --dir/--label turns publishing off unless
-# --publish is given):
+# Builds: Open MPI into build/ (scripts/setup.sh, then only the benchmark's targets); MPICH with
+# `scripts/build.sh --mpi mpich` (its last stdout line is the build directory, e.g.
+# build-mpich-1.14.5). Without MPICH support in scripts/build.sh an existing build-mpich-1.14.5/
+# is used; otherwise the MPICH layer is skipped with a message (an error with --mpi mpich).
+#
+# Expected time on a quiet 2-core machine: about 35 minutes with the three layers (about 25
+# without MPICH), plus the first build (a few minutes, more when HDF5 is not cached yet).
+#
+# Options:
+#   --layers LIST     subset of ompio,romio,mpich (default: all three; mpich when available)
+#   --mpi M           openmpi (= --layers ompio,romio) | mpich (= --layers mpich)
+#   --io C            one Open MPI component: ompio | romio321 (= --layers ompio | romio)
+#   --targets         the issue-10 "Done when" runs: cc1d/coll and cs1d/coll at --size large
+#                     (1 Mi particles per rank), 3 time steps, mpio and mpiio only, h5perf
+#                     contig-coll and chunked-coll, and the overhead; OMPIO unless
+#                     --layers/--io/--mpi says else. cs1d/coll dominates: minutes per phase.
 #   --patterns LIST   PATTERN or PATTERN/MODE list, 'default' or 'all' (h5bench_vfd --list)
 #   --modes LIST      coll,ind,cd,cm for patterns given without /MODE
-#   --ranks N         MPI ranks (default 4; oversubscribed, --bind-to none)
-#   --io C            Open MPI MPI-IO component: ompio | romio321 (default: Open MPI's default, ompio)
-#   --dir DIR         where the data files go (default /dev/shm)
+#   --size S          tiny | small | medium (default) | large (1 Mi particles per rank)
 #   --reps N          counted repetitions per driver (default 5)
 #   --warmup N        discarded warm-up repetitions (default 1)
-#   --size S          small (default) | large | tiny
 #   --timesteps N     time steps per file (default 3)
 #   --drivers LIST    subset of mpio,mpiio,raw
+#   --ranks N         MPI ranks (default 4; Open MPI: oversubscribed, --bind-to none)
+#   --mpich-ranks N   ranks under MPICH (default: the number of cores, at most --ranks). MPICH's
+#                     ch4 progress engine busy-polls without yielding: oversubscribed ranks spend
+#                     their time slices spinning and every collective costs several scheduler
+#                     slices (10-30x Open MPI's time with mpi_yield_when_idle, measured here).
+#   --dir DIR         where the data files go (default /dev/shm)
 #   --label TEXT      note recorded with the results (e.g. "machine busy")
-#   --no-h5perf       skip the h5perf comparison
-#   --h5perf-only     only the h5perf comparison
-#   --publish         copy the results to docs/bench/ even for a non-default run
-#   --no-publish      never touch docs/bench/
-#   --no-setup        skip scripts/setup.sh (needs HDF5_ROOT)
-#   --timeout S       kill a hung benchmark after S seconds (default 1800)
-# Exit status: non-zero when a build step fails, when the benchmark or h5perf reports a failure
-# (wrong data read back, files that differ, an HDF5/MPI error) or on a timeout.
+#   --no-matrix       skip h5bench_vfd
+#   --no-overhead     skip the per-operation overhead
+#   --overhead-ops N  calls per overhead loop (default auto: about 0.5 s per loop, 500-5000)
+#   --no-h5perf       skip h5perf
+#   --h5perf-only     only h5perf (= --no-matrix --no-overhead)
+#   --h5perf-configs LIST  h5perf configurations (bench/h5perf.sh --configs; default all)
+#   --h5perf-launches N    launch pairs per h5perf configuration (default 5)
+#   --publish         publish to docs/bench/ even for a shaped run
+#   --no-publish      never touch docs/bench/ or the README
+#   --no-setup        skip scripts/setup.sh for Open MPI (needs HDF5_ROOT)
+#   --timeout S       kill a hung benchmark launch after S seconds (default 3600)
+# Exit status: non-zero when a build step fails, when a benchmark reports a failure (wrong data
+# read back, files that differ, an HDF5/MPI error), on a timeout, or when --mpi mpich / --layers
+# mpich was asked for and MPICH is not available.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-RANKS=4 IO="" DIR=/dev/shm H5PERF=1 H5PERF_ONLY=0 PUBLISH=auto SETUP=1 TIMEOUT=1800 SIZE=small LABEL=""
+LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium LABEL="" PUBLISH=auto SETUP=1 TIMEOUT=3600
+MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
 BENCH_ARGS=()
-shaped=0
+shaped=0 size_given=0
+need() { [ $# -ge 2 ] || { echo "main.sh: $1 needs a value" >&2; exit 2; }; }
 while (($#)); do
   case "$1" in
     --patterns|--modes|--reps|--warmup|--timesteps|--drivers)
-      [ $# -ge 2 ] || { echo "main.sh: $1 needs a value" >&2; exit 2; }
-      BENCH_ARGS+=("$1" "$2"); shaped=1; shift 2 ;;
-    --size) SIZE=$2; BENCH_ARGS+=(--size "$2"); shaped=1; shift 2 ;;
-    --ranks) RANKS=$2; shaped=1; shift 2 ;;
-    --io) IO=$2; shaped=1; shift 2 ;;
-    --dir) DIR=$2; shift 2 ;;
-    --label) LABEL=$2; shift 2 ;;
-    --no-h5perf) H5PERF=0; shift ;;
-    --h5perf-only) H5PERF_ONLY=1; shift ;;
+      need "$@"; BENCH_ARGS+=("$1" "$2"); shaped=1; shift 2 ;;
+    --size) need "$@"; SIZE=$2; size_given=1; shaped=1; shift 2 ;;
+    --layers) need "$@"; LAYERS=$2; shaped=1; shift 2 ;;
+    --mpi)
+      need "$@"
+      case "$2" in openmpi) LAYERS=ompio,romio ;; mpich) LAYERS=mpich ;;
+        *) echo "main.sh: --mpi must be openmpi or mpich" >&2; exit 2 ;; esac
+      shaped=1; shift 2 ;;
+    --io)
+      need "$@"
+      case "$2" in ompio) LAYERS=ompio ;; romio|romio321) LAYERS=romio ;;
+        *) echo "main.sh: --io must be ompio or romio321" >&2; exit 2 ;; esac
+      shaped=1; shift 2 ;;
+    --targets) TARGETS=1; shaped=1; shift ;;
+    --ranks) need "$@"; RANKS=$2; shaped=1; shift 2 ;;
+    --mpich-ranks) need "$@"; MPICH_RANKS=$2; shaped=1; shift 2 ;;
+    --dir) need "$@"; DIR=$2; shift 2 ;;
+    --label) need "$@"; LABEL=$2; shift 2 ;;
+    --no-matrix) MATRIX=0; shaped=1; shift ;;
+    --no-overhead) OVERHEAD=0; shaped=1; shift ;;
+    --overhead-ops) need "$@"; OVERHEAD_OPS=$2; shaped=1; shift 2 ;;
+    --no-h5perf) H5PERF=0; shaped=1; shift ;;
+    --h5perf-only) MATRIX=0; OVERHEAD=0; shaped=1; shift ;;
+    --h5perf-configs) need "$@"; H5PERF_CONFIGS=$2; shaped=1; shift 2 ;;
+    --h5perf-launches) need "$@"; H5PERF_LAUNCHES=$2; shaped=1; shift 2 ;;
     --publish) PUBLISH=yes; shift ;;
     --no-publish) PUBLISH=no; shift ;;
     --no-setup) SETUP=0; shift ;;
-    --timeout) TIMEOUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    --timeout) need "$@"; TIMEOUT=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "main.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-case "$IO" in ""|ompio|romio321|romio341) ;; *) echo "main.sh: --io must be ompio or romio321" >&2; exit 2 ;; esac
+if ((TARGETS)); then
+  # The issue-10 targets: h5bench CONTIG/CONTIG and CONTIG/STRIDED, collective, write and read.
+  # Raw MPI-IO is left out: cs1d/coll at this size takes minutes per phase and driver.
+  BENCH_ARGS+=(--patterns cc1d/coll,cs1d/coll --drivers mpio,mpiio)
+  ((size_given)) || SIZE=large
+  [ -n "$LAYERS" ] || LAYERS=ompio
+  [ -n "$H5PERF_CONFIGS" ] || H5PERF_CONFIGS=contig-coll,chunked-coll
+fi
+BENCH_ARGS+=(--size "$SIZE")
+[ -n "$LABEL" ] && BENCH_ARGS+=(--label "$LABEL")
+explicit_layers=0
+if [ -n "$LAYERS" ]; then explicit_layers=1; else LAYERS=ompio,romio,mpich; fi
+IFS=, read -r -a layer_list <<<"$LAYERS"
+for l in "${layer_list[@]}"; do
+  case "$l" in ompio|romio|mpich) ;; *) echo "main.sh: unknown layer $l (ompio, romio, mpich)" >&2; exit 2 ;; esac
+done
 if [ "$PUBLISH" = auto ]; then
   if ((shaped)); then PUBLISH=no; else PUBLISH=yes; fi
 fi
+CORES=$(getconf _NPROCESSORS_ONLN)
+[ -n "$MPICH_RANKS" ] || MPICH_RANKS=$((CORES < RANKS ? CORES : RANKS))
 log() { echo "[main] $*" >&2; }
-
-# ---- 1. setup ----------------------------------------------------------------------------------
-if ((SETUP)); then
-  log "scripts/setup.sh"
-  PREFIX=$(scripts/setup.sh | tail -n 1)
-else
-  PREFIX=${HDF5_ROOT:?--no-setup needs HDF5_ROOT}
-fi
-log "HDF5 prefix: $PREFIX"
-
-# ---- 2. build ----------------------------------------------------------------------------------
-BUILD="$ROOT/build"
-if [ -f "$BUILD/CMakeCache.txt" ]; then
-  cmake -S "$ROOT" -B "$BUILD" -DHDF5_ROOT="$PREFIX" >/dev/null
-else
-  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DHDF5_ROOT="$PREFIX" >/dev/null
-fi
-targets=(h5fd_mpiio h5bench_vfd)
-# (no "cmake ... | grep -q": with pipefail, grep's early exit would fail the pipeline)
-all_targets=$(cmake --build "$BUILD" --target help 2>/dev/null || true)
-if [[ "$all_targets" == *h5mpiio_redirect* ]]; then
-  targets+=(h5mpiio_redirect)
-fi
-log "building ${targets[*]}"
-cmake --build "$BUILD" --target "${targets[@]}" -- -j"$(nproc)" >&2
-
-PLUGIN_DIR="$BUILD/plugins"
-BENCH="$BUILD/bench/h5bench_vfd"
-SHIM="$BUILD/tools/libh5mpiio_redirect.so"
-STAMP=$(date +%Y%m%d-%H%M%S)
-OUT="$BUILD/bench-results/$STAMP"
-mkdir -p "$OUT"
+has_layer() { [[ ",$LAYERS," == *",$1,"* ]]; }
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
-MPIRUN=(mpirun -n "$RANKS" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
-[ -n "$IO" ] && MPIRUN+=(--mca io "$IO")
-[ -n "$LABEL" ] && BENCH_ARGS+=(--label "$LABEL")
+STAMP=$(date +%Y%m%d-%H%M%S)
+OUT="$ROOT/build/bench-results/$STAMP"
+mkdir -p "$OUT"
+T0=$SECONDS
+log "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) ($CORES cores); outputs in $OUT"
 
-status=0
-# ---- 3. the benchmark --------------------------------------------------------------------------
-if ((!H5PERF_ONLY)); then
-  log "$(df -h "$DIR" | tail -1 | awk '{print "'"$DIR"': " $4 " free"}')"
-  log "running: ${MPIRUN[*]} $BENCH --dir $DIR --out $OUT ${BENCH_ARGS[*]}"
+# ---- builds ------------------------------------------------------------------------------------
+# build_openmpi: sets OMPI_BUILD and OMPI_PREFIX (the stock HDF5 built with Open MPI).
+build_openmpi() {
+  if ((SETUP)); then
+    log "scripts/setup.sh"
+    OMPI_PREFIX=$(scripts/setup.sh | tail -n 1)
+  else
+    OMPI_PREFIX=${HDF5_ROOT:?--no-setup needs HDF5_ROOT}
+  fi
+  OMPI_BUILD="$ROOT/build"
+  log "Open MPI build: HDF5 $OMPI_PREFIX -> $OMPI_BUILD"
+  if [ -f "$OMPI_BUILD/CMakeCache.txt" ]; then
+    cmake -S "$ROOT" -B "$OMPI_BUILD" -DHDF5_ROOT="$OMPI_PREFIX" >/dev/null
+  else
+    cmake -S "$ROOT" -B "$OMPI_BUILD" -G Ninja -DHDF5_ROOT="$OMPI_PREFIX" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  fi
+  local targets=(h5fd_mpiio h5bench_vfd h5bench_vfd_overhead) all
+  # (no "cmake ... | grep -q": with pipefail, grep's early exit would fail the pipeline)
+  all=$(cmake --build "$OMPI_BUILD" --target help 2>/dev/null || true)
+  [[ "$all" == *h5mpiio_redirect* ]] && targets+=(h5mpiio_redirect)
+  log "building ${targets[*]}"
+  cmake --build "$OMPI_BUILD" --target "${targets[@]}" -- -j"$(nproc)" >&2
+}
+
+# build_mpich: sets MPICH_BUILD and MPICH_PREFIX; returns 1 (with a message) when MPICH is not
+# available to this checkout.
+build_mpich() {
+  MPICH_BUILD=""
+  if grep -q -- '--mpi' scripts/build.sh; then
+    log "scripts/build.sh --mpi mpich"
+    local dir
+    if ! dir=$(scripts/build.sh --mpi mpich | tail -n 1); then
+      log "MPICH build FAILED (scripts/build.sh --mpi mpich)"; return 1
+    fi
+    [[ "$dir" == /* ]] || dir="$ROOT/$dir"
+    MPICH_BUILD=$dir
+  elif [ -f "$ROOT/build-mpich-1.14.5/CMakeCache.txt" ]; then
+    log "scripts/build.sh has no --mpi option yet; using the existing $ROOT/build-mpich-1.14.5"
+    MPICH_BUILD="$ROOT/build-mpich-1.14.5"
+    local targets=(h5fd_mpiio h5bench_vfd h5bench_vfd_overhead) all
+    all=$(cmake --build "$MPICH_BUILD" --target help 2>/dev/null || true)
+    [[ "$all" == *h5mpiio_redirect* ]] && targets+=(h5mpiio_redirect)
+    cmake --build "$MPICH_BUILD" --target "${targets[@]}" >&2 || return 1
+  else
+    log "MPICH layer skipped: scripts/build.sh has no --mpi option (MPICH support not merged yet) and there is no build-mpich-1.14.5/"
+    return 1
+  fi
+  command -v mpirun.mpich >/dev/null || { log "MPICH layer skipped: no mpirun.mpich"; return 1; }
+  # The HDF5 the MPICH build uses: h5dump's directory is <prefix>/bin.
+  local h5dump
+  h5dump=$(sed -n 's/^MPIIO_VFD_H5DUMP:[A-Z]*=//p' "$MPICH_BUILD/CMakeCache.txt")
+  if [ -n "$h5dump" ]; then
+    MPICH_PREFIX=$(dirname "$(dirname "$h5dump")")
+  else
+    MPICH_PREFIX=$(sed -n 's/^HDF5_ROOT:[A-Z]*=//p' "$MPICH_BUILD/CMakeCache.txt")
+  fi
+  log "MPICH build: $MPICH_BUILD (HDF5 ${MPICH_PREFIX:-unknown})"
+}
+
+# ---- launchers ---------------------------------------------------------------------------------
+# launcher <layer> <VAR=value>...: fills LAUNCH with the mpirun command line passing those
+# variables to every rank.
+launcher() {
+  local layer=$1; shift
+  if [ "$layer" = mpich ]; then
+    LAUNCH=(mpirun.mpich -n "$MPICH_RANKS")
+    for kv in "$@"; do LAUNCH+=(-genv "${kv%%=*}" "${kv#*=}"); done
+  else
+    LAUNCH=(mpirun -n "$RANKS" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
+            --mca io "$([ "$layer" = romio ] && echo romio321 || echo ompio)")
+    for kv in "$@"; do LAUNCH+=(-x "$kv"); done
+  fi
+}
+
+# remove_work_dir <progress log>: a killed or aborted launch leaves its data files behind.
+remove_work_dir() {
+  local work
+  work=$(sed -n 's/.*, files in \(.*h5bench_vfd\.[0-9]*\)$/\1/p' "$1" | head -n 1)
+  if [ -n "$work" ] && [ -d "$work" ]; then rm -rf "$work"; fi
+}
+
+# timed_launch <name> <outdir> <command...>: runs with the timeout, stdout/stderr kept in
+# <outdir>/<name>.{out,log}; returns 0 or 1 with a message.
+timed_launch() {
+  local name=$1 dir=$2 rc; shift 2
   set +e
-  timeout --signal=TERM --kill-after=30 "$TIMEOUT" \
-    "${MPIRUN[@]}" -x HDF5_PLUGIN_PATH="$PLUGIN_DIR" \
-    "$BENCH" --dir "$DIR" --out "$OUT" "${BENCH_ARGS[@]}" 2> >(tee "$OUT/progress.log" >&2) | tee "$OUT/stdout.log"
+  timeout --foreground --signal=TERM --kill-after=30 "$TIMEOUT" "$@" 2> >(tee "$dir/$name.log" >&2) | tee "$dir/$name.out"
   rc=${PIPESTATUS[0]}
   set -e
-  # A killed or aborted run leaves its data files behind: remove them.
-  work=$(sed -n 's/.*, files in \(.*h5bench_vfd\.[0-9]*\)$/\1/p' "$OUT/progress.log" | head -n 1)
-  [ -n "$work" ] && [ -d "$work" ] && rm -rf "$work"
+  sleep 0.2 # let tee finish the log
+  remove_work_dir "$dir/$name.log"
   if ((rc == 124)); then
-    log "h5bench_vfd TIMED OUT after $TIMEOUT s (hung?) -- see $OUT/progress.log"; status=1
+    log "$name TIMED OUT after $TIMEOUT s (hung?) -- see $dir/$name.log"; return 1
   elif ((rc != 0)); then
-    log "h5bench_vfd FAILED (exit $rc) -- see the CHECKS section above and $OUT/progress.log"; status=1
+    log "$name FAILED (exit $rc) -- see $dir/$name.log"; return 1
   fi
-fi
+}
 
-# ---- 4. h5perf through both drivers ------------------------------------------------------------
-if ((H5PERF)); then
-  if [ -f "$SHIM" ] && [ -x "$PREFIX/bin/h5perf" ]; then
-    log "h5perf: built-in mpio vs the plugin through $SHIM"
-    h5args=(--h5perf "$PREFIX/bin/h5perf" --shim "$SHIM" --plugin-dir "$PLUGIN_DIR" --ranks "$RANKS"
-            --dir "$DIR" --out "$OUT/h5perf" --size "$([ "$SIZE" = large ] && echo large || echo small)")
-    [ -n "$IO" ] && h5args+=(--io "$IO")
-    if ! bench/h5perf.sh "${h5args[@]}"; then
-      log "h5perf comparison FAILED -- see $OUT/h5perf/"; status=1
-    fi
-  else
-    log "h5perf comparison skipped: needs $SHIM (tools/) and $PREFIX/bin/h5perf"
+# ---- one layer ---------------------------------------------------------------------------------
+# run_layer <layer> <build dir> <hdf5 prefix>: every selected benchmark; returns 1 on a failure.
+run_layer() {
+  local layer=$1 build=$2 prefix=$3 failed=0
+  local dir="$OUT/$layer"
+  mkdir -p "$dir"
+  log "==== $layer: $(cut -d' ' -f1-3 /proc/loadavg) load, $((SECONDS - T0)) s since start ===="
+  launcher "$layer" HDF5_PLUGIN_PATH="$build/plugins"
+  if ((MATRIX)); then
+    log "$layer: ${LAUNCH[*]} h5bench_vfd --dir $DIR --out $dir ${BENCH_ARGS[*]}"
+    timed_launch h5bench_vfd "$dir" "${LAUNCH[@]}" "$build/bench/h5bench_vfd" --dir "$DIR" --out "$dir" \
+      "${BENCH_ARGS[@]}" || failed=1
   fi
-fi
+  if ((OVERHEAD)); then
+    mkdir -p "$dir/overhead"
+    log "$layer: per-operation overhead ($OVERHEAD_OPS calls per loop)"
+    timed_launch h5bench_vfd_overhead "$dir/overhead" "${LAUNCH[@]}" "$build/bench/h5bench_vfd_overhead" \
+      --ops "$OVERHEAD_OPS" --dir "$DIR" --out "$dir/overhead" ${LABEL:+--label "$LABEL"} || failed=1
+  fi
+  if ((H5PERF)); then
+    local shim="$build/tools/libh5mpiio_redirect.so"
+    if [ -f "$shim" ] && [ -x "$prefix/bin/h5perf" ]; then
+      local args=(--h5perf "$prefix/bin/h5perf" --shim "$shim" --plugin-dir "$build/plugins"
+                  --ranks "$([ "$layer" = mpich ] && echo "$MPICH_RANKS" || echo "$RANKS")"
+                  --dir "$DIR" --out "$dir/h5perf" --launches "$H5PERF_LAUNCHES"
+                  --size "$([ "$SIZE" = large ] && echo large || echo small)")
+      if [ "$layer" = mpich ]; then args+=(--mpi mpich); else args+=(--mpi openmpi --io "$([ "$layer" = romio ] && echo romio321 || echo ompio)"); fi
+      [ -n "$H5PERF_CONFIGS" ] && args+=(--configs "$H5PERF_CONFIGS")
+      log "$layer: h5perf, built-in mpio vs the plugin through $shim"
+      timeout --foreground --signal=TERM --kill-after=30 "$TIMEOUT" bench/h5perf.sh "${args[@]}" || { log "$layer: h5perf FAILED -- see $dir/h5perf/"; failed=1; }
+    else
+      log "$layer: h5perf skipped: needs $shim (tools/) and $prefix/bin/h5perf"
+    fi
+  fi
+  return $failed
+}
 
-# ---- 5. publish --------------------------------------------------------------------------------
-if [ "$PUBLISH" = yes ]; then
-  if ((status == 0)); then
-    DOCS="$ROOT/docs/bench"
-    mkdir -p "$DOCS"
-    if ((!H5PERF_ONLY)); then
-      cp "$OUT"/{table.md,table.txt,results.csv,results.json,runs.csv,chart.svg} "$DOCS/"
-    fi
-    if [ -f "$OUT/h5perf/h5perf.md" ]; then
-      cp "$OUT/h5perf/h5perf.md" "$OUT/h5perf/h5perf.csv" "$DOCS/"
-    fi
-    log "published to docs/bench/ (table.md, chart.svg, results.csv/json, runs.csv, h5perf.md/csv)"
-  else
-    log "not publishing to docs/bench/: the run failed"
-  fi
+# ---- publish -----------------------------------------------------------------------------------
+# embed_readme: replaces the text between "<!-- bench:X -->" and "<!-- /bench:X -->" in README.md
+# with docs/bench/X, for every X that exists.
+embed_readme() {
+  local tmp
+  tmp=$(mktemp)
+  awk -v docs="$ROOT/docs/bench" '
+    match($0, /^<!-- bench:[^ ]+ -->$/) {
+      key = substr($0, 12, length($0) - 15); file = docs "/" key
+      print
+      if ((getline probe < file) > 0) {
+        print probe; while ((getline line < file) > 0) print line; close(file)
+        skipping = key; next
+      }
+      next
+    }
+    skipping != "" && $0 == "<!-- /bench:" skipping " -->" { skipping = ""; print; next }
+    skipping == "" { print }
+  ' README.md >"$tmp"
+  cat "$tmp" >README.md
+  rm -f "$tmp"
+}
+
+publish_layer() { # <layer>
+  local src="$OUT/$1" dst="$ROOT/docs/bench/$1"
+  mkdir -p "$dst"
+  local f
+  for f in table.md table.txt results.csv results.json runs.csv chart.svg; do
+    [ -f "$src/$f" ] && cp "$src/$f" "$dst/"
+  done
+  for f in overhead.md overhead.csv; do [ -f "$src/overhead/$f" ] && cp "$src/overhead/$f" "$dst/"; done
+  for f in h5perf.md h5perf.csv; do [ -f "$src/h5perf/$f" ] && cp "$src/h5perf/$f" "$dst/"; done
+  log "published $1 to docs/bench/$1/"
+}
+
+# ---- run ---------------------------------------------------------------------------------------
+status=0
+ran=()
+if has_layer ompio || has_layer romio; then
+  build_openmpi
 fi
+for layer in "${layer_list[@]}"; do
+  if [ "$layer" = mpich ]; then
+    if ! build_mpich; then
+      if ((explicit_layers)); then status=1; fi
+      continue
+    fi
+    build=$MPICH_BUILD prefix=$MPICH_PREFIX
+  else
+    build=$OMPI_BUILD prefix=$OMPI_PREFIX
+  fi
+  if run_layer "$layer" "$build" "$prefix"; then
+    ran+=("$layer")
+    [ "$PUBLISH" = yes ] && publish_layer "$layer"
+  else
+    status=1
+    log "$layer FAILED: not published"
+  fi
+done
+if [ "$PUBLISH" = yes ] && ((${#ran[@]})); then
+  embed_readme
+  log "README.md: embedded tables refreshed"
+fi
+log "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); total $((SECONDS - T0)) s"
+for layer in "${ran[@]}"; do
+  log "$layer: $OUT/$layer/{table.md,table.txt,overhead/overhead.md,h5perf/h5perf.md}"
+done
 log "all outputs in $OUT"
 exit $status

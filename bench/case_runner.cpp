@@ -1,0 +1,186 @@
+#include "case_runner.hpp"
+
+#include "buffers.hpp"
+#include "environment.hpp"
+#include "kernel.hpp"
+#include "verify.hpp"
+#include "workdir.hpp"
+
+#include <cstdio>
+
+namespace bench {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+std::string seconds_str(double s) {
+    char b[32];
+    if (s >= 1)
+        std::snprintf(b, sizeof b, "%.2fs", s);
+    else
+        std::snprintf(b, sizeof b, "%.1fms", s * 1e3);
+    return b;
+}
+
+// Everything a case needs while its rounds run (built once, untimed).
+struct CaseRun {
+    const Options &opt;
+    const CaseSpec c;
+    Buffers wbuf, rbuf;
+    H5Kernel h5;
+    RawKernel raw;
+    std::string work;
+    CaseRun(const Options &o, const CaseSel &sel, const std::string &w)
+        : opt(o), c(build_case(sel.pattern, sel.mode, o.size, o.timesteps, rank(), nranks())),
+          wbuf(make_write_buffers(c)), rbuf(make_read_buffers(c)), h5(c, o.plugin_config), raw(c), work(w) {}
+};
+
+CaseResult describe(const CaseSpec &c) {
+    CaseResult res;
+    res.id = c.id;
+    res.pattern = c.pattern;
+    res.mode = c.mode.name();
+    res.what = c.what;
+    res.raw_note = c.raw_note;
+    res.datasets = static_cast<int>(c.dsets.size());
+    res.accesses = static_cast<int>(c.accesses.size());
+    double mine = static_cast<double>(c.bytes_per_step()) * c.timesteps, all = 0;
+    BENCH_MPI(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    res.bytes = all;
+    return res;
+}
+
+std::string round_name(const Options &opt, int round) {
+    return round < opt.warmup ? "warm-up" : "rep " + std::to_string(round - opt.warmup + 1);
+}
+
+// Collective. Compares what the driver read back with what was written (and, for HDF5, the
+// attributes); records a failure with a reproducer. Returns the number of wrong bytes + values
+// over all ranks.
+uint64_t verify_read_back(CaseRun &run, CaseResult &res, DriverResult &dr, Driver d, int round,
+                          uint64_t attr_bad) {
+    const Mismatch mm = compare_buffers(run.c, run.wbuf, run.rbuf);
+    uint64_t bad[2] = {mm.count, attr_bad}, bad_all[2] = {0, 0};
+    BENCH_MPI(MPI_Allreduce(bad, bad_all, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
+    if (mm.count > 0 || attr_bad > 0)
+        std::fprintf(stderr, "[rank %d] VERIFY FAILED %s %s %s: %llu bytes differ; first: %s%s\n", rank(),
+                     run.c.id.c_str(), driver_name(d), round_name(run.opt, round).c_str(),
+                     (unsigned long long)mm.count, mm.first.c_str(),
+                     attr_bad ? (", " + std::to_string(attr_bad) + " attribute values wrong").c_str() : "");
+    if (bad_all[0] + bad_all[1] == 0)
+        return 0;
+    const std::string msg = std::string(driver_name(d)) + ": read-back verification failed in " +
+                            round_name(run.opt, round) + " (" + std::to_string(bad_all[0]) + " bytes, " +
+                            std::to_string(bad_all[1]) + " attribute values wrong over all ranks)";
+    if (dr.failures.empty()) {
+        res.failures.push_back(msg);
+        res.failures.push_back("reproduce: " + repro_command(run.opt, run.c.id, driver_name(d)));
+    }
+    dr.failures.push_back(msg);
+    return bad_all[0] + bad_all[1];
+}
+
+// Collective. One driver writes and reads the whole file once; returns the progress-line part.
+std::string run_driver(CaseRun &run, CaseResult &res, Driver d, int round, std::string &kept_path) {
+    DriverResult &dr = res.drv[static_cast<size_t>(d)];
+    dr.ran = true;
+    const bool warm = round < run.opt.warmup;
+    const std::string path = case_file(run.work, run.c.id, d);
+    set_context(run.c.id + " " + driver_name(d) + " " + round_name(run.opt, round),
+                repro_command(run.opt, run.c.id, driver_name(d)));
+    poison(run.rbuf);
+    PhaseTimes w, r;
+    uint64_t attr_bad = 0;
+    if (d == Driver::Raw) {
+        w = run.raw.write(path, run.wbuf);
+        r = run.raw.read(path, run.rbuf);
+    } else {
+        const bool probe = round == 0; // how HDF5 did the I/O, asked once
+        w = run.h5.write(d, path, run.wbuf, probe ? &dr.wprobe : nullptr, &dr.stats);
+        r = run.h5.read(d, path, run.rbuf, probe ? &dr.rprobe : nullptr, &dr.stats);
+        attr_bad = run.h5.attr_mismatches();
+    }
+    const uint64_t bad = verify_read_back(run, res, dr, d, round, attr_bad); // untimed
+    if (!warm) {
+        dr.wsec.push_back(w.seconds);
+        dr.rsec.push_back(r.seconds);
+        dr.wdata.push_back(w.data_seconds);
+        dr.rdata.push_back(r.data_seconds);
+    }
+    if (round == 0)
+        kept_path = path; // compared after the round
+    else
+        remove_file(path);
+    return std::string(driver_name(d)) + " W " + seconds_str(w.seconds) + " R " + seconds_str(r.seconds) +
+           (bad ? " VERIFY-FAILED" : "");
+}
+
+// Collective. File-level check of the first round's files, then deletes them.
+std::string check_first_round(CaseRun &run, CaseResult &res, const std::string (&kept)[kNumDrivers]) {
+    set_context(run.c.id + " file check");
+    bool failed = false;
+    res.check = check_files(run.c, kept[0], kept[1], kept[2], &run.raw, failed);
+    if (rank() == 0 && failed) {
+        for (const std::string &p : res.check.problems) {
+            res.failures.push_back("file check: " + p);
+            std::fprintf(stderr, "FILE CHECK FAILED %s: %s\n", run.c.id.c_str(), p.c_str());
+        }
+        res.failures.push_back("reproduce: " + repro_command(run.opt, run.c.id, "mpio,mpiio,raw") +
+                               " --keep-files");
+    }
+    if (!run.opt.keep_files)
+        for (const std::string &p : kept)
+            if (!p.empty())
+                remove_file(p);
+    if (failed)
+        return "file check FAILED";
+    return "files ok" + std::string(res.check.identical ? " (identical)" : "");
+}
+
+} // namespace
+
+CaseResult run_case(const Options &opt, const CaseSel &sel, const std::string &work, const std::string &tag) {
+    const double t0 = MPI_Wtime();
+    set_context(sel.pattern + "/" + sel.mode.name() + " setup");
+    CaseRun run(opt, sel, work);
+    CaseResult res = describe(run.c);
+    std::string kept[kNumDrivers];
+    const size_t nd = opt.drivers.size();
+    for (int round = 0; round < opt.warmup + opt.reps; ++round) {
+        std::string line;
+        for (size_t k = 0; k < nd; ++k) {
+            const Driver d = opt.drivers[(k + static_cast<size_t>(round)) % nd]; // rotate the order
+            line += (k ? " | " : "") + run_driver(run, res, d, round, kept[static_cast<size_t>(d)]);
+        }
+        if (round == 0)
+            line += " | " + check_first_round(run, res, kept);
+        if (rank() == 0) {
+            const std::string which = round < opt.warmup ? "warm-up"
+                                                         : "rep " + std::to_string(round - opt.warmup + 1) +
+                                                               "/" + std::to_string(opt.reps);
+            std::fprintf(stderr, "%s %s %s\n", tag.c_str(), which.c_str(), line.c_str());
+        }
+    }
+    for (DriverResult &dr : res.drv) {
+        dr.w = summarize(dr.wsec, dr.wdata, res.bytes);
+        dr.r = summarize(dr.rsec, dr.rdata, res.bytes);
+    }
+    res.elapsed_s = MPI_Wtime() - t0;
+    if (rank() == 0) {
+        auto r2 = [&](char p) {
+            const RatioSpread x = res.paired_ratio(Driver::Mpiio, Driver::Mpio, p);
+            char b[64];
+            if (x.n == 0)
+                return std::string("-");
+            std::snprintf(b, sizeof b, "%.2f (%.2f-%.2f)", x.median, x.min, x.max);
+            return std::string(b);
+        };
+        std::fprintf(stderr, "%s done in %.1fs: %.2f MiB/phase, mpiio/mpio write %s read %s%s\n", tag.c_str(),
+                     res.elapsed_s, res.bytes / kMiB, r2('w').c_str(), r2('r').c_str(),
+                     res.failed() ? "  ** FAILED **" : "");
+    }
+    return res;
+}
+
+} // namespace bench

@@ -1,0 +1,32 @@
+// Per-operation overhead: many tiny collective data calls on a contiguous dataset, through the
+// built-in mpio driver, the mpiio plugin, and a raw MPI_File_{write,read}_at_all loop for
+// reference. Every call moves `bytes` bytes per rank; rank r's piece of call i sits at element
+// i * P + r, so the pieces of one call are adjacent in the file.
+#pragma once
+
+#include "common.hpp"
+
+#include <string>
+
+namespace bench {
+
+struct OpLoopSpec {
+    int ops = 2000;     // timed calls per loop
+    int bytes = 8;      // per rank per call (a multiple of 8)
+    std::string config; // mpiio driver config string
+};
+
+// Microseconds per call (slowest rank) of one write loop and one read loop over the same file,
+// and the number of values the read loop got wrong (over all ranks).
+struct OpLoopTimes {
+    double write_us = 0, read_us = 0;
+    uint64_t wrong = 0;
+};
+
+// Collective. Creates the file (untimed: file and dataset creation with early allocation, a few
+// untimed warm-up calls), times `ops` collective writes then `ops` collective reads, verifies the
+// values read, closes and deletes the file.
+OpLoopTimes run_h5_op_loop(Driver d, const std::string &path, const OpLoopSpec &spec);
+OpLoopTimes run_raw_op_loop(const std::string &path, const OpLoopSpec &spec);
+
+} // namespace bench

@@ -33,6 +33,23 @@ uint64_t sum_over_ranks(uint64_t v) {
     return out;
 }
 
+// Collective. Untimed warm-up writes (first-write effects), then `ops` writes and `ops` reads,
+// each loop timed on the slowest rank, in microseconds per call.
+template <class Write, class Read> void time_calls(int ops, Write write, Read read, OpLoopTimes &out) {
+    for (int i = 0; i < std::min(kWarmupOps, ops); ++i)
+        write(i);
+    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < ops; ++i)
+        write(i);
+    out.write_us = max_over_ranks(MPI_Wtime() - t0) * 1e6 / ops;
+    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    t0 = MPI_Wtime();
+    for (int i = 0; i < ops; ++i)
+        read(i);
+    out.read_us = max_over_ranks(MPI_Wtime() - t0) * 1e6 / ops;
+}
+
 // The words this rank writes in every call, call after call.
 std::vector<uint64_t> make_values(const OpLoopSpec &s) {
     const int words = s.bytes / 8;
@@ -100,23 +117,17 @@ OpLoopTimes run_h5_op_loop(Driver d, const std::string &path, const OpLoopSpec &
             h.sels.push_back(BENCH_H5(H5Scopy(h.fspace)));
             BENCH_H5(H5Sselect_hyperslab(h.sels.back(), H5S_SELECT_SET, &start, nullptr, &piece, nullptr));
         }
-        auto write = [&](int i) {
-            BENCH_H5(H5Dwrite(h.dset, H5T_NATIVE_UINT64, h.mspace, h.sels[static_cast<size_t>(i)], h.dxpl,
-                              &values[static_cast<size_t>(i) * words]));
-        };
-        for (int i = 0; i < std::min(kWarmupOps, s.ops); ++i) // untimed: first-write effects
-            write(i);
-        BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < s.ops; ++i)
-            write(i);
-        out.write_us = max_over_ranks(MPI_Wtime() - t0) * 1e6 / s.ops;
-        BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
-        t0 = MPI_Wtime();
-        for (int i = 0; i < s.ops; ++i)
-            BENCH_H5(H5Dread(h.dset, H5T_NATIVE_UINT64, h.mspace, h.sels[static_cast<size_t>(i)], h.dxpl,
-                             &got[static_cast<size_t>(i) * words]));
-        out.read_us = max_over_ranks(MPI_Wtime() - t0) * 1e6 / s.ops;
+        time_calls(
+            s.ops,
+            [&](int i) {
+                BENCH_H5(H5Dwrite(h.dset, H5T_NATIVE_UINT64, h.mspace, h.sels[static_cast<size_t>(i)], h.dxpl,
+                                  &values[static_cast<size_t>(i) * words]));
+            },
+            [&](int i) {
+                BENCH_H5(H5Dread(h.dset, H5T_NATIVE_UINT64, h.mspace, h.sels[static_cast<size_t>(i)], h.dxpl,
+                                 &got[static_cast<size_t>(i) * words]));
+            },
+            out);
     }
     out.wrong = sum_over_ranks(count_wrong(values, got));
     remove_file(path);
@@ -133,23 +144,17 @@ OpLoopTimes run_raw_op_loop(const std::string &path, const OpLoopSpec &s) {
     BENCH_MPI(
         MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     MPI_Status st;
-    auto write = [&](int i) {
-        BENCH_MPI(MPI_File_write_at_all(fh, offset(i), &values[static_cast<size_t>(i) * words], words,
-                                        MPI_UINT64_T, &st));
-    };
-    for (int i = 0; i < std::min(kWarmupOps, s.ops); ++i)
-        write(i);
-    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < s.ops; ++i)
-        write(i);
-    out.write_us = max_over_ranks(MPI_Wtime() - t0) * 1e6 / s.ops;
-    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    t0 = MPI_Wtime();
-    for (int i = 0; i < s.ops; ++i)
-        BENCH_MPI(MPI_File_read_at_all(fh, offset(i), &got[static_cast<size_t>(i) * words], words,
-                                       MPI_UINT64_T, &st));
-    out.read_us = max_over_ranks(MPI_Wtime() - t0) * 1e6 / s.ops;
+    time_calls(
+        s.ops,
+        [&](int i) {
+            BENCH_MPI(MPI_File_write_at_all(fh, offset(i), &values[static_cast<size_t>(i) * words], words,
+                                            MPI_UINT64_T, &st));
+        },
+        [&](int i) {
+            BENCH_MPI(MPI_File_read_at_all(fh, offset(i), &got[static_cast<size_t>(i) * words], words,
+                                           MPI_UINT64_T, &st));
+        },
+        out);
     BENCH_MPI(MPI_File_close(&fh));
     out.wrong = sum_over_ranks(count_wrong(values, got));
     remove_file(path);

@@ -191,6 +191,16 @@ void collective_transfer(File *file, Direction dir, RankTransfer *mine, std::opt
         return;
     }
     std::optional<Error> error = capture([&] { mine->move_independently(file, dir, decision.disjoint); });
+    // Where the MPI-IO layer says writes are not visible to other ranks until synced, a collective
+    // write syncs on this route too, as on the MPI route (every rank is here: the call matches).
+    if (st.sync_after_collective_write) {
+        std::optional<Error> sync_error =
+            capture([&] { check_mpi(MPI_File_sync(file->fh), "MPI_File_sync (after a collective write)"); });
+        if (!error)
+            error = std::move(sync_error);
+        ++st.stats.syncs;
+        ++st.stats.collective_mpi_calls;
+    }
     // Posted on every rank, failed or not, once its own bytes are written (see pending_barrier).
     check_mpi(MPI_Ibarrier(st.comm.get(), &st.pending_barrier), "MPI_Ibarrier (after a collective write)");
     ++st.stats.collective_mpi_calls;

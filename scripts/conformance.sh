@@ -173,7 +173,9 @@ build_testpar() {
     log "building HDF5 $H5VER testpar programs into $TESTPAR/build (about a minute)"
     local gen=()
     command -v ninja >/dev/null && gen=(-G Ninja)
-    rm -f "$TESTPAR/.stamp"
+    # From scratch: the cache may come from another checkout, whose CMake cache names its source
+    # directory and refuses this one.
+    rm -rf "$TESTPAR/.stamp" "$TESTPAR/build"
     if ! { cmake -S "$ROOT/test/conformance/testpar" -B "$TESTPAR/build" "${gen[@]}" \
              -DCMAKE_BUILD_TYPE=Release -DHDF5_ROOT="$HDF5_PREFIX" -DHDF5_SRC_DIR="$HDF5_SRC" \
              ${MPICC:+-DMPI_C_COMPILER="$MPICC"} -DMPIEXEC_EXECUTABLE="$MPIEXEC" &&

@@ -212,6 +212,43 @@ TEST_P(Routes, HolesKeepTheirBytesAndFilesMatchTheBuiltinDriver) {
     }
 }
 
+// Where the MPI-IO layer says writes need MPI_File_sync to be seen by other ranks (here forced by
+// HDF5_DO_MPI_FILE_SYNC, as for the built-in driver), every collective write syncs, whichever
+// route it took, and what each rank reads back of its neighbour's block is what was written.
+TEST(RoutesSync, CollectiveWritesSyncOnEveryRouteWhenTheLayerAsks) {
+    const std::string dir = test_dir();
+    ASSERT_EQ(setenv("HDF5_DO_MPI_FILE_SYNC", "1", 1), 0);
+    for (const char *policy : {"auto", "collective", "independent"}) {
+        SCOPED_TRACE(policy);
+        const std::string config = std::string("collective_route=") + policy;
+        FaplOptions options;
+        options.config = config.c_str();
+        Hid fapl = make_fapl(Driver::Mpiio, options);
+        Hid dxpl = make_dxpl(H5FD_MPIO_COLLECTIVE);
+        const std::string path = path_in(dir, (std::string("sync_") + policy).c_str(), Driver::Mpiio);
+        Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+        ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
+        const auto before = stats_of(file);
+        Hid dset = create_prefilled(file, Layout::Contiguous, dxpl); // one collective write of blocks
+        ASSERT_TRUE(all_ranks(dset.valid()));
+        const auto after = stats_of(file);
+        EXPECT_GE(after.syncs - before.syncs, 1u);
+        // every rank reads its right neighbour's block collectively
+        const int s = world_size(), r = world_rank();
+        const hsize_t dims[1] = {kPerRank * static_cast<hsize_t>(s)};
+        const hsize_t start[1] = {kPerRank * static_cast<hsize_t>((r + 1) % s)}, count[1] = {kPerRank};
+        Hid fspace(H5Screate_simple(1, dims, nullptr));
+        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr);
+        Hid mspace(H5Screate_simple(1, count, nullptr));
+        std::vector<int> got(kPerRank, -1), want(kPerRank);
+        for (hsize_t k = 0; k < kPerRank; ++k)
+            want[k] = value_at<int>(start[0] + k, 1);
+        EXPECT_TRUE(all_ranks(H5Dread(dset, H5T_NATIVE_INT, mspace, fspace, dxpl, got.data()) >= 0));
+        EXPECT_EQ(got, want);
+    }
+    ASSERT_EQ(unsetenv("HDF5_DO_MPI_FILE_SYNC"), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, Routes,
                          testing::Combine(testing::Values("auto", "collective", "independent"),
                                           testing::Values(Layout::Contiguous, Layout::Chunked),

@@ -62,7 +62,7 @@ inline constexpr const char *kBlanks = " \t\r\n";
 // Leniencies of the current parser that the documentation does not promise but that are harmless
 // (the value still means the number written). The randomized test accepts them; flip one to false
 // to see where the parser is looser than documented.
-inline constexpr bool kNumbersMayStartWithPlus = true;     // std::stoull/stoul accept "+5"
+inline constexpr bool kNumbersMayStartWithPlus = false;    // the parser refuses "+5" (and "-5")
 inline constexpr bool kNumbersMayStartWithVtabOrFF = true; // std::stoull skips \v and \f too
 
 // Stores a parsed value into `config` (called only with values already judged valid).

@@ -17,8 +17,8 @@
 # if any stage failed:
 #   openmpi-1.14.5   every test, Open MPI 4.1 (OMPIO and ROMIO)
 #   mpich-1.14.5     every test, MPICH 4.0 (ROMIO)
-#   openmpi-1.14.6   HDF5 1.14.6 with Open MPI: a subset (CI time budget; see the README)
-#   mpich-1.14.6     HDF5 1.14.6 with MPICH: the same subset
+#   openmpi-1.14.6   HDF5 1.14.6 with Open MPI: every suite, MPI suites on 2 and 4 ranks
+#   mpich-1.14.6     HDF5 1.14.6 with MPICH: data-path, error and chunk suites on 2 ranks
 #   sanitize         scripts/sanitize.sh (AddressSanitizer/UBSan build), when that script exists
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,9 +58,12 @@ fi
 ci_openmpi_1145() { run_config openmpi 1.14.5; }
 # (hydra-ucx: the two-host tests under MPICH, kept out of CI: test/multihost/CMakeLists.txt says why)
 ci_mpich_1145() { run_config mpich 1.14.5 -LE hydra-ucx; }
-# HDF5 1.14.6 (CI time budget, see the README): every suite, the MPI suites at 2 and 4 ranks only.
+# HDF5 1.14.6 with Open MPI (CI time budget, see the README): every suite, the MPI suites at 2 and 4
+# ranks only.
 ci_openmpi_1146() { run_config openmpi 1.14.6 -E '[.]np[13][.]'; }
-ci_mpich_1146() { run_config mpich 1.14.6 -E '[.]np[13][.]' -LE hydra-ucx; }
+# MPICH + 1.14.6 (CI time: oversubscribed MPICH ranks busy-poll, so its 3- and 4-rank runs take
+# minutes): the data-path, error and chunk suites on 2 ranks, one per core; no conformance.
+ci_mpich_1146() { run_config mpich 1.14.6 -L '^(unit|plugin|mpi|errors|chunkio|selection_io)$' -E '[.]np[134][.]'; }
 ci_sanitize() { bash scripts/sanitize.sh; }
 
 STAGES=(

@@ -48,23 +48,18 @@ typedef herr_t (*open_fn)(void);
 typedef int (*comm_free_fn)(MPI_Comm *);
 typedef int (*info_free_fn)(MPI_Info *);
 
-static int redirect_enabled(void)
-{
+static int redirect_enabled(void) {
     const char *v = getenv("MPIIO_REDIRECT");
     return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
 }
 
-static void complain(const char *what)
-{
-    fprintf(stderr, "h5mpiio_redirect: %s\n", what);
-}
+static void complain(const char *what) { fprintf(stderr, "h5mpiio_redirect: %s\n", what); }
 
 /* A symbol of the process's libhdf5/libmpi. The two functions this library defines are looked up
  * after it (RTLD_NEXT); everything else in the global scope (RTLD_DEFAULT), which matters for data
  * symbols: an executable that references H5P_CLS_FILE_ACCESS_ID_g or ompi_mpi_comm_null holds
  * the live copy (copy relocation), not the library. Falls back to a libhdf5 opened RTLD_LOCAL. */
-static void *find_symbol(const char *name, int interposed)
-{
+static void *find_symbol(const char *name, int interposed) {
     void *sym = dlsym(interposed ? RTLD_NEXT : RTLD_DEFAULT, name);
     if (sym == NULL) {
         void *lib = dlopen("libhdf5.so.310", RTLD_LAZY | RTLD_NOLOAD);
@@ -78,22 +73,20 @@ static void *find_symbol(const char *name, int interposed)
     return sym;
 }
 
-static void *process_symbol(const char *name)
-{
+static void *process_symbol(const char *name) {
     return find_symbol(name, strcmp(name, "H5Pset_fapl_mpio") == 0 || strcmp(name, "H5Pget_fapl_mpio") == 0);
 }
 
-#define RESOLVE(type, var, name)                                                                   \
-    type var = (type)process_symbol(name);                                                            \
-    if (var == NULL) {                                                                             \
-        complain("cannot find " name " in the process (is libhdf5 loaded?)");                      \
-        return -1;                                                                                 \
+#define RESOLVE(type, var, name)                                                                             \
+    type var = (type)process_symbol(name);                                                                   \
+    if (var == NULL) {                                                                                       \
+        complain("cannot find " name " in the process (is libhdf5 loaded?)");                                \
+        return -1;                                                                                           \
     }
 
 /* MPI's null handles without a link-time reference to libmpi (Open MPI's are addresses of
  * library objects; MPICH's are integer constants). */
-static MPI_Comm comm_null(void)
-{
+static MPI_Comm comm_null(void) {
 #ifdef OPEN_MPI
     return (MPI_Comm)process_symbol("ompi_mpi_comm_null");
 #else
@@ -101,8 +94,7 @@ static MPI_Comm comm_null(void)
 #endif
 }
 
-static MPI_Info info_null(void)
-{
+static MPI_Info info_null(void) {
 #ifdef OPEN_MPI
     return (MPI_Info)process_symbol("ompi_mpi_info_null");
 #else
@@ -110,8 +102,7 @@ static MPI_Info info_null(void)
 #endif
 }
 
-SHIM_API herr_t H5Pset_fapl_mpio(hid_t fapl_id, MPI_Comm comm, MPI_Info info)
-{
+SHIM_API herr_t H5Pset_fapl_mpio(hid_t fapl_id, MPI_Comm comm, MPI_Info info) {
     if (!redirect_enabled()) {
         RESOLVE(set_fapl_mpio_fn, real, "H5Pset_fapl_mpio");
         return real(fapl_id, comm, info);
@@ -143,8 +134,7 @@ SHIM_API herr_t H5Pset_fapl_mpio(hid_t fapl_id, MPI_Comm comm, MPI_Info info)
 }
 
 /* >0 when the FAPL's driver is the (already registered) mpiio plugin, 0 when not, <0 on error. */
-static int fapl_uses_plugin(hid_t fapl_id)
-{
+static int fapl_uses_plugin(hid_t fapl_id) {
     RESOLVE(is_registered_fn, is_registered, "H5FDis_driver_registered_by_name");
     RESOLVE(get_driver_fn, get_driver, "H5Pget_driver");
     RESOLVE(create_fn, pcreate, "H5Pcreate");
@@ -171,8 +161,7 @@ static int fapl_uses_plugin(hid_t fapl_id)
     return uses;
 }
 
-SHIM_API herr_t H5Pget_fapl_mpio(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info)
-{
+SHIM_API herr_t H5Pget_fapl_mpio(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info) {
     RESOLVE(get_fapl_mpio_fn, real, "H5Pget_fapl_mpio");
     if (!redirect_enabled() || fapl_uses_plugin(fapl_id) <= 0)
         return real(fapl_id, comm, info);

@@ -57,6 +57,12 @@ constexpr Choices<Config::ChunkOpt, 3> kChunkOpt{{{"default", Config::ChunkOpt::
                                                   {"linked", Config::ChunkOpt::Linked},
                                                   {"multi", Config::ChunkOpt::Multi}}};
 
+// Numbers are plain decimal digits: std::stoull alone would also take a sign, and skip \v or \f
+// before one ("\v-1" would wrap to 2^64 - 1).
+bool starts_with_digit(const std::string &value) {
+    return !value.empty() && value[0] >= '0' && value[0] <= '9';
+}
+
 // A byte count with an optional K, M or G suffix (binary multiples).
 std::size_t parse_bytes(const std::string &key, const std::string &value) {
     std::size_t pos = 0;
@@ -76,7 +82,7 @@ std::size_t parse_bytes(const std::string &key, const std::string &value) {
         shift = 30;
     else if (!suffix.empty())
         pos = 0;
-    if (pos == 0 || value.empty() || value[0] == '-' || value[0] == '+' || n > (~0ull >> shift))
+    if (pos == 0 || !starts_with_digit(value) || n > (~0ull >> shift))
         bad_value(key, value, "expected a byte count such as 65536, 64K or 4M");
     return static_cast<std::size_t>(n << shift);
 }
@@ -89,7 +95,7 @@ unsigned parse_unsigned(const std::string &key, const std::string &value, unsign
     } catch (const std::exception &) {
         pos = 0;
     }
-    if (pos == 0 || pos != value.size() || value[0] == '-' || value[0] == '+' || n > max)
+    if (pos == 0 || pos != value.size() || !starts_with_digit(value) || n > max)
         bad_value(key, value, "expected a whole number from 0 to " + std::to_string(max));
     return static_cast<unsigned>(n);
 }

@@ -59,11 +59,11 @@ inline constexpr std::size_t kMaxHintValue = MPI_MAX_INFO_VAL;
 // Blanks the parser ignores around entries, keys and values.
 inline constexpr const char *kBlanks = " \t\r\n";
 
-// Leniencies of the current parser that the documentation does not promise but that are harmless
-// (the value still means the number written). The randomized test accepts them; flip one to false
-// to see where the parser is looser than documented.
-inline constexpr bool kNumbersMayStartWithPlus = false;    // the parser refuses "+5" (and "-5")
-inline constexpr bool kNumbersMayStartWithVtabOrFF = true; // std::stoull skips \v and \f too
+// Leniencies the parser could have beyond the documentation (a value that still means the number
+// written). It has none: numbers are decimal digits only, so both are false; the randomized test
+// checks exactly that.
+inline constexpr bool kNumbersMayStartWithPlus = false;     // "+5" is refused
+inline constexpr bool kNumbersMayStartWithVtabOrFF = false; // "\v5" is refused
 
 // Stores a parsed value into `config` (called only with values already judged valid).
 inline void store(Config &config, const std::string &key, const std::string &choice, std::uint64_t number) {

@@ -27,7 +27,7 @@ using mpiio::Config;
 // ---- the oracle: what the documentation says a string means --------------------------------
 
 struct Verdict {
-    enum Outcome { Accept, Reject, KnownBug } outcome = Accept;
+    enum Outcome { Accept, Reject } outcome = Accept;
     Config config;         // Accept: the settings
     std::string must_name; // Reject: text the error message must contain (key, hint or entry)
     std::string why;       // for failure messages
@@ -93,16 +93,6 @@ std::optional<std::uint64_t> unsigned_value(const std::string &v) {
     return n;
 }
 
-// Known defect of the current parser, reported and kept out of the count until fixed (see the
-// disabled test ConfigFuzzKnownBugs below): a number preceded by \v or \f and then '-' is read by
-// std::stoull/stoul as a negated (wrapped) value instead of being rejected.
-bool negative_after_vertical_blank(const std::string &v) {
-    std::size_t i = 0;
-    while (i < v.size() && is_c_space(v[i]))
-        ++i;
-    return i > 0 && i < v.size() && v[i] == '-';
-}
-
 Verdict predict(const std::string &text) {
     Verdict out;
     auto reject = [&](std::string name, std::string why) {
@@ -140,10 +130,6 @@ Verdict predict(const std::string &text) {
                 spec = &k;
         if (spec == nullptr)
             return reject(key, "unknown key");
-        if (spec->kind != ce::ValueKind::Choice && negative_after_vertical_blank(value)) {
-            out.outcome = Verdict::KnownBug;
-            return out;
-        }
         switch (spec->kind) {
         case ce::ValueKind::Choice: {
             bool found = false;
@@ -381,22 +367,17 @@ TEST(ConfigFuzz, EveryStringParsesAsDocumentedOrIsRejectedNamingTheKey) {
     std::printf("config fuzz: %llu strings, seed %llu\n", (unsigned long long)iterations,
                 (unsigned long long)seed);
     Generator gen(seed);
-    std::uint64_t accepted = 0, rejected = 0, known_bug = 0, failures = 0;
+    std::uint64_t accepted = 0, rejected = 0, failures = 0;
     for (std::uint64_t i = 0; i < iterations; ++i) {
         const std::string text = gen.next();
         const Verdict want = predict(text);
-        if (want.outcome == Verdict::KnownBug) {
-            ++known_bug;
-            continue;
-        }
         (want.outcome == Verdict::Accept ? accepted : rejected)++;
         const std::string problem = check(text, want);
         if (!problem.empty() && ++failures <= 20)
             ADD_FAILURE() << "input #" << i << " '" << printable(text) << "': " << problem;
     }
-    std::printf("config fuzz: %llu accepted, %llu rejected, %llu skipped (known parser bug), %llu failures\n",
-                (unsigned long long)accepted, (unsigned long long)rejected, (unsigned long long)known_bug,
-                (unsigned long long)failures);
+    std::printf("config fuzz: %llu accepted, %llu rejected, %llu failures\n", (unsigned long long)accepted,
+                (unsigned long long)rejected, (unsigned long long)failures);
     EXPECT_EQ(failures, 0u);
     // The generator must exercise both sides, or the test proves little.
     EXPECT_GT(accepted, iterations / 10);
@@ -417,9 +398,11 @@ TEST(ConfigFuzz, OracleAgreesWithTheReadmeExamples) {
     EXPECT_EQ(predict("hint.x=a=b").config.hints.at(0).second, "a=b");
 }
 
-// Known bug (reported; enable once driver/config.cpp rejects it): std::stoull skips a leading
-// \v or \f and then accepts '-', so "sieve_gap=\v-1" becomes 18446744073709551615 bytes.
-TEST(ConfigFuzzKnownBugs, DISABLED_NegativeNumberAfterVerticalTabIsRejected) {
+// Once a bug (found by the fuzz test): std::stoull skips a leading \v or \f and then accepts '-',
+// so "sieve_gap=\v-1" became 18446744073709551615 bytes.
+TEST(ConfigNumbers, SignsAndVerticalBlanksBeforeNumbersAreRejected) {
+    EXPECT_THROW(mpiio::parse_config("sieve_gap=\v5"), mpiio::Error);
+    EXPECT_THROW(mpiio::parse_config("sieve_gap=+5"), mpiio::Error);
     EXPECT_THROW(mpiio::parse_config("sieve_gap=\v-1"), mpiio::Error);
     EXPECT_THROW(mpiio::parse_config("staging_buffer=\f-4096"), mpiio::Error);
     EXPECT_THROW(mpiio::parse_config("chunk_opt_ratio=\v-0"), mpiio::Error);

@@ -94,7 +94,7 @@ if [ -n "$reports" ]; then
   status=1
 fi
 if [ "$status" = 0 ]; then
-  echo "[sanitize] no sanitizer reports, every test passed"
+  echo "[sanitize] no sanitizer reports; every test passed (any leak check that could not run is named above)"
 else
   echo "[sanitize] FAILED (test failures or sanitizer reports above)" >&2
 fi

@@ -6,7 +6,10 @@
 #include "verify.hpp"
 #include "workdir.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace bench {
 
@@ -31,8 +34,8 @@ struct CaseRun {
     H5Kernel h5;
     RawKernel raw;
     std::string work;
-    CaseRun(const Options &o, const CaseSel &sel, const std::string &w)
-        : opt(o), c(build_case(sel.pattern, sel.mode, o.size, o.timesteps, rank(), nranks())),
+    CaseRun(const Options &o, const CaseSel &sel, const std::string &w, int timesteps)
+        : opt(o), c(build_case(sel.pattern, sel.mode, o.size, timesteps, rank(), nranks())),
           wbuf(make_write_buffers(c)), rbuf(make_read_buffers(c)), h5(c, o.plugin_config), raw(c), work(w) {}
 };
 
@@ -48,6 +51,7 @@ CaseResult describe(const CaseSpec &c) {
     double mine = static_cast<double>(c.bytes_per_step()) * c.timesteps, all = 0;
     BENCH_MPI(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
     res.bytes = all;
+    res.timesteps = c.timesteps;
     return res;
 }
 
@@ -75,7 +79,8 @@ uint64_t verify_read_back(CaseRun &run, CaseResult &res, DriverResult &dr, Drive
                             std::to_string(bad_all[1]) + " attribute values wrong over all ranks)";
     if (dr.failures.empty()) {
         res.failures.push_back(msg);
-        res.failures.push_back("reproduce: " + repro_command(run.opt, run.c.id, driver_name(d)));
+        res.failures.push_back("reproduce: " +
+                               repro_command(run.opt, run.c.id, driver_name(d), run.c.timesteps));
     }
     dr.failures.push_back(msg);
     return bad_all[0] + bad_all[1];
@@ -88,7 +93,7 @@ std::string run_driver(CaseRun &run, CaseResult &res, Driver d, int round, std::
     const bool warm = round < run.opt.warmup;
     const std::string path = case_file(run.work, run.c.id, d);
     set_context(run.c.id + " " + driver_name(d) + " " + round_name(run.opt, round),
-                repro_command(run.opt, run.c.id, driver_name(d)));
+                repro_command(run.opt, run.c.id, driver_name(d), run.c.timesteps));
     poison(run.rbuf);
     PhaseTimes w, r;
     uint64_t attr_bad = 0;
@@ -126,8 +131,9 @@ std::string check_first_round(CaseRun &run, CaseResult &res, const std::string (
             res.failures.push_back("file check: " + p);
             std::fprintf(stderr, "FILE CHECK FAILED %s: %s\n", run.c.id.c_str(), p.c_str());
         }
-        res.failures.push_back("reproduce: " + repro_command(run.opt, run.c.id, "mpio,mpiio,raw") +
-                               " --keep-files");
+        res.failures.push_back(
+            "reproduce: " + repro_command(run.opt, run.c.id, "mpio,mpiio,raw", run.c.timesteps) +
+            " --keep-files");
     }
     if (!run.opt.keep_files)
         for (const std::string &p : kept)
@@ -138,12 +144,55 @@ std::string check_first_round(CaseRun &run, CaseResult &res, const std::string (
     return "files ok" + std::string(res.check.identical ? " (identical)" : "");
 }
 
+// Collective. --min-phase: two untimed write + read runs of the case at --timesteps through the
+// reference driver (the built-in one when it runs; the faster run counts: the first pays for cold
+// pages), and the time steps that make its shorter phase last about opt.min_phase_s, within
+// kMaxStepFactor x --timesteps and kMaxPhaseBytes per phase. Every rank gets rank 0's answer.
+int calibrated_timesteps(CaseRun &run, const CaseResult &res) {
+    const Options &opt = run.opt;
+    const Driver d = std::find(opt.drivers.begin(), opt.drivers.end(), Driver::Mpio) != opt.drivers.end()
+                         ? Driver::Mpio
+                         : opt.drivers.front();
+    const std::string path = case_file(run.work, run.c.id, d) + ".calibration";
+    set_context(run.c.id + " " + driver_name(d) + " calibration",
+                repro_command(opt, run.c.id, driver_name(d), opt.timesteps));
+    double shorter = 1e30;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        PhaseTimes w, r;
+        if (d == Driver::Raw) {
+            w = run.raw.write(path, run.wbuf);
+            r = run.raw.read(path, run.rbuf);
+        } else {
+            w = run.h5.write(d, path, run.wbuf, nullptr, nullptr);
+            r = run.h5.read(d, path, run.rbuf, nullptr, nullptr);
+        }
+        remove_file(path);
+        shorter = std::min({shorter, w.seconds, r.seconds});
+    }
+    shorter = std::max(shorter, 1e-6);
+    const double per_step_bytes = res.bytes / opt.timesteps;
+    double steps = std::ceil(opt.timesteps * opt.min_phase_s / shorter);
+    steps = std::min(steps, static_cast<double>(opt.timesteps) * kMaxStepFactor);
+    if (per_step_bytes > 0)
+        steps = std::min(steps, std::floor(kMaxPhaseBytes / per_step_bytes));
+    int chosen = std::max(opt.timesteps, static_cast<int>(steps));
+    BENCH_MPI(MPI_Bcast(&chosen, 1, MPI_INT, 0, MPI_COMM_WORLD)); // rank 0's rounding decides
+    return chosen;
+}
+
 } // namespace
 
 CaseResult run_case(const Options &opt, const CaseSel &sel, const std::string &work, const std::string &tag) {
     const double t0 = MPI_Wtime();
     set_context(sel.pattern + "/" + sel.mode.name() + " setup");
-    CaseRun run(opt, sel, work);
+    std::optional<CaseRun> calibrating;
+    int timesteps = opt.timesteps;
+    if (opt.min_phase_s > 0) {
+        calibrating.emplace(opt, sel, work, opt.timesteps);
+        timesteps = calibrated_timesteps(*calibrating, describe(calibrating->c));
+        calibrating.reset(); // its buffers go before the larger case's are made
+    }
+    CaseRun run(opt, sel, work, timesteps);
     CaseResult res = describe(run.c);
     std::string kept[kNumDrivers];
     const size_t nd = opt.drivers.size();
@@ -176,9 +225,10 @@ CaseResult run_case(const Options &opt, const CaseSel &sel, const std::string &w
             std::snprintf(b, sizeof b, "%.2f (%.2f-%.2f)", x.median, x.min, x.max);
             return std::string(b);
         };
-        std::fprintf(stderr, "%s done in %.1fs: %.2f MiB/phase, mpiio/mpio write %s read %s%s\n", tag.c_str(),
-                     res.elapsed_s, res.bytes / kMiB, r2('w').c_str(), r2('r').c_str(),
-                     res.failed() ? "  ** FAILED **" : "");
+        std::fprintf(stderr,
+                     "%s done in %.1fs: %d time steps, %.2f MiB/phase, mpiio/mpio write %s read %s%s\n",
+                     tag.c_str(), res.elapsed_s, res.timesteps, res.bytes / kMiB, r2('w').c_str(),
+                     r2('r').c_str(), res.failed() ? "  ** FAILED **" : "");
     }
     return res;
 }

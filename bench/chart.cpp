@@ -71,11 +71,11 @@ void write_chart(const std::string &path, const RunInfo &info, const std::vector
         "vs mpiio plugin vs raw MPI-IO</text>\n");
     std::fprintf(
         f,
-        "<text x=\"10\" y=\"37\">%d ranks, io=%s, HDF5 %s, size %s, %d time steps, median of %d reps with "
+        "<text x=\"10\" y=\"37\">%d ranks, io=%s, HDF5 %s, size %s, %d%s time steps, median of %d reps with "
         "min-max whiskers, %s, %s, load avg %s</text>\n",
         info.ranks, esc(info.io_component).c_str(), esc(info.hdf5_version).c_str(), esc(info.size).c_str(),
-        info.timesteps, info.reps, esc(info.dir).c_str(), esc(info.started).c_str(),
-        esc(info.load_start).c_str());
+        info.timesteps, info.min_phase_s > 0 ? "+" : "", info.reps, esc(info.dir).c_str(),
+        esc(info.started).c_str(), esc(info.load_start).c_str());
     int lx = 10;
     for (int d = 0; d < kNumDrivers; ++d) {
         std::fprintf(f, "<rect x=\"%d\" y=\"46\" width=\"12\" height=\"10\" fill=\"%s\"/>", lx, kColors[d]);

@@ -82,6 +82,7 @@ RunInfo collect_run_info(const Options &opt) {
     info.dir = opt.dir;
     info.label = opt.label;
     info.timesteps = opt.timesteps;
+    info.min_phase_s = opt.min_phase_s;
     info.reps = opt.reps;
     info.warmup = opt.warmup;
     return info;
@@ -123,7 +124,8 @@ void check_plugin_loads(const std::string &config) {
     }
 }
 
-std::string repro_command(const Options &opt, const std::string &case_id, const std::string &drivers) {
+std::string repro_command(const Options &opt, const std::string &case_id, const std::string &drivers,
+                          int timesteps) {
     std::string launcher;
     if (is_mpich(mpi_library())) {
         launcher = "mpirun.mpich -n " + std::to_string(nranks());
@@ -135,7 +137,7 @@ std::string repro_command(const Options &opt, const std::string &case_id, const 
     const char *pp = std::getenv("HDF5_PLUGIN_PATH");
     return "HDF5_PLUGIN_PATH=" + std::string(pp ? pp : "<plugin dir>") + " " + launcher +
            " h5bench_vfd --patterns " + case_id + " --drivers " + drivers + " --size " + size_name(opt.size) +
-           " --timesteps " + std::to_string(opt.timesteps) + " --reps 1 --warmup 0 --dir " + opt.dir +
+           " --timesteps " + std::to_string(timesteps) + " --reps 1 --warmup 0 --dir " + opt.dir +
            (opt.plugin_config.empty() ? "" : " --plugin-config '" + opt.plugin_config + "'");
 }
 

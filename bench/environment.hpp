@@ -25,7 +25,9 @@ std::string layer_title(const RunInfo &info);
 // found on HDF5_PLUGIN_PATH).
 void check_plugin_loads(const std::string &config);
 
-// A command line that reruns one case with the given drivers (printed with failures).
-std::string repro_command(const Options &opt, const std::string &case_id, const std::string &drivers);
+// A command line that reruns one case, at `timesteps` time steps, with the given drivers (printed
+// with failures).
+std::string repro_command(const Options &opt, const std::string &case_id, const std::string &drivers,
+                          int timesteps);
 
 } // namespace bench

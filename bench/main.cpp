@@ -32,9 +32,10 @@ void announce(const Options &opt, const RunInfo &info, const std::string &work) 
     if (rank() == 0)
         std::fprintf(stderr,
                      "h5bench_vfd: %zu cases x %zu drivers x (%d warm-up + %d reps), %d ranks, size %s, "
-                     "%d time steps, io=%s, files in %s\n",
+                     "%d time steps%s, io=%s, files in %s\n",
                      opt.cases.size(), opt.drivers.size(), opt.warmup, opt.reps, nranks(),
-                     size_name(opt.size), opt.timesteps, info.io_component.c_str(), work.c_str());
+                     size_name(opt.size), opt.timesteps, opt.min_phase_s > 0 ? " or more (--min-phase)" : "",
+                     info.io_component.c_str(), work.c_str());
 }
 
 // Collective. Every case in order; stops early only with --stop-on-failure.

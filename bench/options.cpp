@@ -33,6 +33,9 @@ void usage() {
         "                    cd = collective data + independent metadata, cm = the reverse\n"
         "  --size S          tiny | small | medium (default) | large (1 Mi particles per rank)\n"
         "  --timesteps N     time steps per file (default 3; h5bench uses 5)\n"
+        "  --min-phase S     per case, raise the time steps until the built-in driver's shorter\n"
+        "                    phase lasts about S seconds (one untimed calibration run; at most 16x\n"
+        "                    --timesteps and 1 GiB per phase; default 0: --timesteps for every case)\n"
         "  --reps N          counted repetitions per driver (default 5, at least 5 recommended)\n"
         "  --warmup N        discarded warm-up repetitions (default 1)\n"
         "  --drivers LIST    subset of mpio,mpiio,raw (default all three)\n"
@@ -108,6 +111,12 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
         } else if (a == "--timesteps") {
             if (!value(v) || !to_int(v, opt.timesteps, 1))
                 return fail("--timesteps needs an integer >= 1");
+        } else if (a == "--min-phase") {
+            char *end = nullptr;
+            if (!value(v) ||
+                (opt.min_phase_s = std::strtod(v.c_str(), &end), end == v.c_str() || *end != '\0') ||
+                !(opt.min_phase_s >= 0 && opt.min_phase_s <= 60))
+                return fail("--min-phase needs seconds between 0 and 60");
         } else if (a == "--reps") {
             if (!value(v) || !to_int(v, opt.reps, 1))
                 return fail("--reps needs an integer >= 1");

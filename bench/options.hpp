@@ -14,11 +14,19 @@ struct CaseSel {
     Mode mode;
 };
 
+// Bounds of --min-phase: a phase never grows past this many times --timesteps or this much data
+// (all ranks): buffers and files hold every step at once.
+inline constexpr int kMaxStepFactor = 16;
+inline constexpr double kMaxPhaseBytes = 1024.0 * 1024.0 * 1024.0;
+
 struct Options {
     std::vector<CaseSel> cases; // resolved matrix
     std::vector<Driver> drivers = {Driver::Mpio, Driver::Mpiio, Driver::Raw};
     Size size = Size::Medium;
     int timesteps = 3;
+    // > 0: per case, more time steps (at most kMaxStepFactor x timesteps and kMaxPhaseBytes of
+    // data per phase) so that the reference driver's shorter phase lasts about this long.
+    double min_phase_s = 0;
     int reps = 5;
     int warmup = 1;
     std::string dir = "/dev/shm";      // data files go to <dir>/h5bench_vfd.<pid-of-rank0>/

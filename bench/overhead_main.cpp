@@ -29,7 +29,7 @@ struct MpiSession {
 };
 
 struct OverheadOptions {
-    OpLoopSpec spec{.ops = 0}; // 0: calibrate (--ops auto)
+    OpLoopSpec spec{.ops = 0, .bytes = 8, .config = {}}; // ops 0: calibrate (--ops auto)
     int reps = 7, warmup = 1;
     std::vector<Driver> drivers = {Driver::Mpio, Driver::Mpiio, Driver::Raw};
     std::string dir = "/dev/shm", out = "overhead-results", label;

@@ -51,7 +51,8 @@ void json_info(FILE *f, const RunInfo &info) {
         f,
         "  \"info\": {\"started\": %s, \"host\": %s, \"ranks\": %d, \"mpi_library\": %s, "
         "\"io_layer\": %s, \"io_component\": %s, \"hdf5\": %s, \"plugin_path\": %s, "
-        "\"plugin_config\": %s, \"size\": %s, \"timesteps\": %d, \"reps\": %d, \"warmup\": %d, "
+        "\"plugin_config\": %s, \"size\": %s, \"timesteps\": %d, \"min_phase_s\": %s, \"reps\": %d, "
+        "\"warmup\": %d, "
         "\"dir\": %s, \"label\": %s, \"total_s\": %s, \"loadavg_start\": %s, \"loadavg_end\": %s, "
         "\"cores\": %u,\n    \"notes\": [\"bandwidth = data bytes of all ranks / phase time; phase = "
         "create/open .. close after a barrier, max over ranks\", \"ratios = median (and range) of "
@@ -61,19 +62,21 @@ void json_info(FILE *f, const RunInfo &info) {
         json_str(info.mpi_library).c_str(), json_str(info.io_layer).c_str(),
         json_str(info.io_component).c_str(), json_str(info.hdf5_version).c_str(),
         json_str(info.plugin_path).c_str(), json_str(info.plugin_config).c_str(), json_str(info.size).c_str(),
-        info.timesteps, info.reps, info.warmup, json_str(info.dir).c_str(), json_str(info.label).c_str(),
-        json_num(info.total_s).c_str(), json_str(info.load_start).c_str(), json_str(info.load_end).c_str(),
+        info.timesteps, json_num(info.min_phase_s).c_str(), info.reps, info.warmup,
+        json_str(info.dir).c_str(), json_str(info.label).c_str(), json_num(info.total_s).c_str(),
+        json_str(info.load_start).c_str(), json_str(info.load_end).c_str(),
         std::thread::hardware_concurrency());
 }
 
 void json_case(FILE *f, const CaseResult &c) {
     std::fprintf(f,
                  "    {\"case\": %s, \"pattern\": %s, \"mode\": %s, \"what\": %s, \"raw_note\": %s, "
-                 "\"bytes_per_phase\": %.0f, \"datasets_per_step\": %d, \"data_calls_per_step\": %d, "
+                 "\"timesteps\": %d, \"bytes_per_phase\": %.0f, \"datasets_per_step\": %d, "
+                 "\"data_calls_per_step\": %d, "
                  "\"status\": %s, \"elapsed_s\": %s,\n",
                  json_str(c.id).c_str(), json_str(c.pattern).c_str(), json_str(c.mode).c_str(),
-                 json_str(c.what).c_str(), json_str(c.raw_note).c_str(), c.bytes, c.datasets, c.accesses,
-                 json_str(c.failed() ? "FAILED" : "ok").c_str(), json_num(c.elapsed_s).c_str());
+                 json_str(c.what).c_str(), json_str(c.raw_note).c_str(), c.timesteps, c.bytes, c.datasets,
+                 c.accesses, json_str(c.failed() ? "FAILED" : "ok").c_str(), json_num(c.elapsed_s).c_str());
     std::fprintf(f, "     \"failures\": [");
     for (size_t k = 0; k < c.failures.size(); ++k)
         std::fprintf(f, "%s%s", k ? ", " : "", json_str(c.failures[k]).c_str());
@@ -116,7 +119,7 @@ void json_case(FILE *f, const CaseResult &c) {
 void write_results_csv(FILE *f, const std::vector<CaseResult> &results) {
     std::fprintf(f, "case,pattern,mode,phase,driver,bytes,reps,median_s,min_s,max_s,median_MiBps,min_MiBps,"
                     "max_MiBps,median_data_call_s,mpiio_over_this,mpiio_over_this_min,mpiio_over_this_max,"
-                    "status,files\n");
+                    "status,files,timesteps\n");
     for (const CaseResult &c : results)
         for (char phase : {'w', 'r'})
             for (int d = 0; d < kNumDrivers; ++d) {
@@ -126,11 +129,11 @@ void write_results_csv(FILE *f, const std::vector<CaseResult> &results) {
                 const Summary &s = phase == 'w' ? r.w : r.r;
                 const RatioSpread ratio = c.paired_ratio(Driver::Mpiio, static_cast<Driver>(d), phase);
                 std::fprintf(
-                    f, "%s,%s,%s,%s,%s,%.0f,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.4f,%s,%s\n",
+                    f, "%s,%s,%s,%s,%s,%.0f,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.4f,%s,%s,%d\n",
                     c.id.c_str(), c.pattern.c_str(), c.mode.c_str(), phase == 'w' ? "write" : "read",
                     kNames[d], c.bytes, s.n, s.median_s, s.min_s, s.max_s, s.median_bw, s.min_bw, s.max_bw,
                     s.median_data_s, ratio.median, ratio.min, ratio.max, c.failed() ? "FAILED" : "ok",
-                    csv_str(c.check.bytes_note).c_str());
+                    csv_str(c.check.bytes_note).c_str(), c.timesteps);
             }
 }
 

@@ -2,6 +2,7 @@
 // embeds (table.md), one per MPI-IO layer.
 #include "environment.hpp"
 #include "format.hpp"
+#include "options.hpp"
 #include "report.hpp"
 
 #include <cstdio>
@@ -49,13 +50,21 @@ void print_checks(FILE *out, const std::vector<CaseResult> &results) {
     }
 }
 
+// "3 time steps", or how --min-phase chose them.
+std::string steps_text(const RunInfo &info) {
+    if (info.min_phase_s <= 0)
+        return std::to_string(info.timesteps) + " time steps";
+    return "time steps per case (column steps) raised from " + std::to_string(info.timesteps) +
+           " until the built-in driver's shorter phase lasts about " + fmt("%.2g", info.min_phase_s) +
+           " s (at most " + std::to_string(kMaxStepFactor) + "x and 1 GiB per phase)";
+}
+
 } // namespace
 
 void print_table(FILE *out, const RunInfo &info, const std::vector<CaseResult> &results) {
-    std::fprintf(
-        out, "\nh5bench_vfd: %s (io=%s), %d ranks, size=%s, %d time steps, %d reps (+%d warm-up), dir %s\n",
-        layer_title(info).c_str(), info.io_component.c_str(), info.ranks, info.size.c_str(), info.timesteps,
-        info.reps, info.warmup, info.dir.c_str());
+    std::fprintf(out, "\nh5bench_vfd: %s (io=%s), %d ranks, size=%s, %s, %d reps (+%d warm-up), dir %s\n",
+                 layer_title(info).c_str(), info.io_component.c_str(), info.ranks, info.size.c_str(),
+                 steps_text(info).c_str(), info.reps, info.warmup, info.dir.c_str());
     std::fprintf(out,
                  "Load average (1/5/15 min) at start %s, at end %s (%u cores): other processes compete with "
                  "the benchmark when these exceed the core count (its own ranks add about one per rank).\n",
@@ -68,12 +77,12 @@ void print_table(FILE *out, const RunInfo &info, const std::vector<CaseResult> &
                  "means the plugin is faster.\n");
     for (char phase : {'w', 'r'}) {
         std::fprintf(out, "\n%s\n", phase == 'w' ? "WRITE" : "READ");
-        std::fprintf(out, "%-18s %8s %7s  %-22s %-22s %-22s %-18s %-18s\n", "case", "MiB", "mpio s", "mpio",
-                     "mpiio", "raw", "mpiio/mpio", "mpiio/raw");
+        std::fprintf(out, "%-18s %8s %5s %7s  %-22s %-22s %-22s %-18s %-18s\n", "case", "MiB", "steps",
+                     "mpio s", "mpio", "mpiio", "raw", "mpiio/mpio", "mpiio/raw");
         for (const CaseResult &c : results) {
             const Summary &m = phase == 'w' ? c.drv[0].w : c.drv[0].r;
-            std::fprintf(out, "%-18s %8.2f %7s  %-22s %-22s %-22s %-18s %-18s%s\n", c.id.c_str(),
-                         c.bytes / kMiB, c.drv[0].ran ? fmt("%.3f", m.median_s).c_str() : "-",
+            std::fprintf(out, "%-18s %8.2f %5d %7s  %-22s %-22s %-22s %-18s %-18s%s\n", c.id.c_str(),
+                         c.bytes / kMiB, c.timesteps, c.drv[0].ran ? fmt("%.3f", m.median_s).c_str() : "-",
                          bw_cell(c.drv[0], phase).c_str(), bw_cell(c.drv[1], phase).c_str(),
                          bw_cell(c.drv[2], phase).c_str(),
                          ratio_spread_str(c.paired_ratio(Driver::Mpiio, Driver::Mpio, phase)).c_str(),
@@ -103,7 +112,7 @@ void print_table(FILE *out, const RunInfo &info, const std::vector<CaseResult> &
 void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseResult> &results) {
     std::fprintf(
         f,
-        "**%s** (%s, io=%s), HDF5 %s, %d ranks on %u cores, files in %s, size %s, %d time steps. "
+        "**%s** (%s, io=%s), HDF5 %s, %d ranks on %u cores, files in %s, size %s, %s. "
         "Every driver ran %d warm-up + %d counted repetitions, alternating with the others in "
         "rotating order. Bandwidth: median MiB/s of data bytes over the phase (create/open to close, "
         "slowest rank). **mpiio/mpio**: median of the per-repetition ratios, their range in "
@@ -111,13 +120,14 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
         "%s on %s, %.0f s.%s%s\n\n",
         layer_title(info).c_str(), short_library_name(info.mpi_library).c_str(), info.io_component.c_str(),
         info.hdf5_version.c_str(), info.ranks, std::thread::hardware_concurrency(), info.dir.c_str(),
-        info.size.c_str(), info.timesteps, info.warmup, info.reps, info.load_start.c_str(),
+        info.size.c_str(), steps_text(info).c_str(), info.warmup, info.reps, info.load_start.c_str(),
         info.load_end.c_str(), info.started.c_str(), info.host.c_str(), info.total_s,
         info.label.empty() ? "" : " ", info.label.c_str());
     std::fprintf(
-        f, "| case | MiB | mpio s (w/r) | write mpio | write mpiio | **write mpiio/mpio** | read mpio | "
-           "read mpiio | **read mpiio/mpio** | mpiio/raw (w/r) | check |\n");
-    std::fprintf(f, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+        f,
+        "| case | MiB | steps | mpio s (w/r) | write mpio | write mpiio | **write mpiio/mpio** | read mpio | "
+        "read mpiio | **read mpiio/mpio** | mpiio/raw (w/r) | check |\n");
+    std::fprintf(f, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
     for (const CaseResult &c : results) {
         auto med = [&](int d, char p) {
             const DriverResult &r = c.drv[static_cast<size_t>(d)];
@@ -133,10 +143,10 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
                             : "**" + ratio_str(r.median) + "** (" + ratio_str(r.min) + "-" +
                                   ratio_str(r.max) + ")";
         };
-        std::fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s |\n", c.id.c_str(),
-                     bw(c.bytes / kMiB).c_str(), secs.c_str(), med(0, 'w').c_str(), med(1, 'w').c_str(),
-                     bold(rw).c_str(), med(0, 'r').c_str(), med(1, 'r').c_str(), bold(rr).c_str(),
-                     ratio_str(c.ratio(Driver::Mpiio, Driver::Raw, 'w')).c_str(),
+        std::fprintf(f, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s |\n", c.id.c_str(),
+                     bw(c.bytes / kMiB).c_str(), c.timesteps, secs.c_str(), med(0, 'w').c_str(),
+                     med(1, 'w').c_str(), bold(rw).c_str(), med(0, 'r').c_str(), med(1, 'r').c_str(),
+                     bold(rr).c_str(), ratio_str(c.ratio(Driver::Mpiio, Driver::Raw, 'w')).c_str(),
                      ratio_str(c.ratio(Driver::Mpiio, Driver::Raw, 'r')).c_str(), case_status(c).c_str());
     }
     int entirely = 0;

@@ -38,7 +38,8 @@ struct RatioSpread {
 
 struct CaseResult {
     std::string id, pattern, mode, what, raw_note;
-    double bytes = 0; // data bytes per phase, all ranks
+    double bytes = 0;  // data bytes per phase, all ranks
+    int timesteps = 0; // time steps per file (--timesteps, or more under --min-phase)
     int datasets = 0, accesses = 0;
     std::array<DriverResult, kNumDrivers> drv;
     FileCheck check;
@@ -59,6 +60,7 @@ struct RunInfo {
     std::string load_start,
         load_end; // /proc/loadavg (1, 5, 15 min) at start and end: other load on the machine
     int ranks = 0, timesteps = 0, reps = 0, warmup = 0;
+    double min_phase_s = 0; // --min-phase (0: every case at `timesteps`)
     double total_s = 0;
 };
 

@@ -76,11 +76,13 @@ void independent_runs(File *file, Direction dir, const std::vector<Run> &runs, b
     std::vector<char> &staging = st.scratch.staging; // kept between calls: no fresh pages per request
     size_t i = 0;
     while (i < runs.size()) {
-        // Extend a group [i, j) while the next run starts within the gap limit and the span fits.
+        // Extend a group [i, j) of small runs while the next one starts within the gap limit and
+        // the span fits. A large run always moves on its own (below).
         size_t j = i + 1;
         haddr_t end = runs[i].addr + runs[i].size;
         bool has_gap = false;
-        while (j < runs.size() && runs[j].addr >= end && runs[j].addr - end <= gap_limit &&
+        while (runs[i].size < kDirectRunBytes && j < runs.size() && runs[j].size < kDirectRunBytes &&
+               runs[j].addr >= end && runs[j].addr - end <= gap_limit &&
                runs[j].addr + runs[j].size - runs[i].addr <= staging_limit) {
             has_gap |= runs[j].addr != end;
             end = runs[j].addr + runs[j].size;

@@ -19,6 +19,8 @@
 #   mpich-1.14.5     every test, MPICH 4.0 (ROMIO)
 #   openmpi-1.14.6   HDF5 1.14.6 with Open MPI: every suite, MPI suites on 2 and 4 ranks
 #   mpich-1.14.6     HDF5 1.14.6 with MPICH: data-path, error and chunk suites on 2 ranks
+#   forced-routes    Open MPI + 1.14.5 MPI, chunk and selection I/O suites with collective_route
+#                    forced to collective, then to independent
 #   sanitize         scripts/sanitize.sh (AddressSanitizer/UBSan build), when that script exists
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,6 +66,16 @@ ci_openmpi_1146() { run_config openmpi 1.14.6 -E '[.]np[13][.]'; }
 # MPICH + 1.14.6 (CI time: oversubscribed MPICH ranks busy-poll, so its 3- and 4-rank runs take
 # minutes): the data-path, error and chunk suites on 2 ranks, one per core; no conformance.
 ci_mpich_1146() { run_config mpich 1.14.6 -L '^(unit|plugin|mpi|errors|chunkio|selection_io)$' -E '[.]np[134][.]'; }
+# The route of collective transfers forced both ways (ARCHITECTURE.md D12): the MPI, chunk and
+# selection I/O suites, 1-4 ranks under OMPIO and ROMIO, with every file's configuration ending in
+# collective_route=collective, then =independent (MPIIO_TEST_CONFIG, test/support). Tests that check
+# the route auto takes skip that check when the environment forces one.
+ci_forced_routes() {
+  local policy
+  for policy in collective independent; do
+    MPIIO_TEST_CONFIG="collective_route=$policy" run_config openmpi 1.14.5 -L '^(mpi|chunkio|selection_io)$' -LE errors || return 1
+  done
+}
 ci_sanitize() { bash scripts/sanitize.sh; }
 
 STAGES=(
@@ -71,6 +83,7 @@ STAGES=(
   "mpich-1.14.5|ci_mpich_1145"
   "openmpi-1.14.6|ci_openmpi_1146"
   "mpich-1.14.6|ci_mpich_1146"
+  "forced-routes|ci_forced_routes"
 )
 [ -f scripts/sanitize.sh ] && STAGES+=("sanitize|ci_sanitize")
 

@@ -16,8 +16,8 @@ struct CaseSel {
 
 // Bounds of --min-phase: a phase never grows past this many times --timesteps or this much data
 // (all ranks): buffers and files hold every step at once.
-inline constexpr int kMaxStepFactor = 16;
-inline constexpr double kMaxPhaseBytes = 1024.0 * 1024.0 * 1024.0;
+inline constexpr int kMaxStepFactor = 8;
+inline constexpr double kMaxPhaseBytes = 512.0 * 1024.0 * 1024.0;
 
 struct Options {
     std::vector<CaseSel> cases; // resolved matrix

@@ -11,9 +11,10 @@
 namespace bench {
 
 struct OpLoopSpec {
-    int ops = 2000;     // timed calls per loop
-    int bytes = 8;      // per rank per call (a multiple of 8)
-    std::string config; // mpiio driver config string
+    int ops = 2000;         // timed calls per loop
+    int bytes = 8;          // per rank per call (a multiple of 8)
+    std::string config;     // mpiio driver config string
+    bool collective = true; // collective transfers (H5FD_MPIO_COLLECTIVE, MPI_File_*_all), or independent
 };
 
 // Microseconds per call (slowest rank) of one write loop and one read loop over the same file,
@@ -24,8 +25,8 @@ struct OpLoopTimes {
 };
 
 // Collective. Creates the file (untimed: file and dataset creation with early allocation, a few
-// untimed warm-up calls), times `ops` collective writes then `ops` collective reads, verifies the
-// values read, closes and deletes the file.
+// untimed warm-up calls), times `ops` writes then `ops` reads (collective or independent transfers,
+// as spec.collective says), verifies the values read, closes and deletes the file.
 OpLoopTimes run_h5_op_loop(Driver d, const std::string &path, const OpLoopSpec &spec);
 OpLoopTimes run_raw_op_loop(const std::string &path, const OpLoopSpec &spec);
 

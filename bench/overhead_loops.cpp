@@ -111,7 +111,7 @@ OpLoopTimes run_h5_op_loop(Driver d, const std::string &path, const OpLoopSpec &
             H5Dcreate2(h.file, "ops", H5T_NATIVE_UINT64, h.fspace, H5P_DEFAULT, h.dcpl, H5P_DEFAULT));
         h.mspace = BENCH_H5(H5Screate_simple(1, &piece, nullptr));
         h.dxpl = BENCH_H5(H5Pcreate(H5P_DATASET_XFER));
-        BENCH_H5(H5Pset_dxpl_mpio(h.dxpl, H5FD_MPIO_COLLECTIVE));
+        BENCH_H5(H5Pset_dxpl_mpio(h.dxpl, s.collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT));
         for (int i = 0; i < s.ops; ++i) {
             const hsize_t start = (static_cast<hsize_t>(i) * P + R) * words;
             h.sels.push_back(BENCH_H5(H5Scopy(h.fspace)));
@@ -144,15 +144,16 @@ OpLoopTimes run_raw_op_loop(const std::string &path, const OpLoopSpec &s) {
     BENCH_MPI(
         MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     MPI_Status st;
+    const auto write = s.collective ? MPI_File_write_at_all : MPI_File_write_at;
+    const auto read = s.collective ? MPI_File_read_at_all : MPI_File_read_at;
     time_calls(
         s.ops,
         [&](int i) {
-            BENCH_MPI(MPI_File_write_at_all(fh, offset(i), &values[static_cast<size_t>(i) * words], words,
-                                            MPI_UINT64_T, &st));
+            BENCH_MPI(
+                write(fh, offset(i), &values[static_cast<size_t>(i) * words], words, MPI_UINT64_T, &st));
         },
         [&](int i) {
-            BENCH_MPI(MPI_File_read_at_all(fh, offset(i), &got[static_cast<size_t>(i) * words], words,
-                                           MPI_UINT64_T, &st));
+            BENCH_MPI(read(fh, offset(i), &got[static_cast<size_t>(i) * words], words, MPI_UINT64_T, &st));
         },
         out);
     BENCH_MPI(MPI_File_close(&fh));

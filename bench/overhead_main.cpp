@@ -38,10 +38,11 @@ struct OverheadOptions {
 const char *kUsage =
     "usage: mpirun -n <ranks> h5bench_vfd_overhead [options]\n"
     "\n"
-    "Per-operation overhead: --ops tiny collective H5Dwrite (then H5Dread) calls of --bytes bytes per\n"
-    "rank on a contiguous dataset, through the built-in mpio driver and the mpiio plugin, and a raw\n"
-    "MPI_File_write_at_all / read_at_all loop for reference; microseconds per call (slowest rank),\n"
-    "median and range over alternating repetitions. Every value read back is checked.\n"
+    "Per-operation overhead: --ops tiny H5Dwrite (then H5Dread) calls of --bytes bytes per rank on a\n"
+    "contiguous dataset, collective then independent, through the built-in mpio driver and the mpiio\n"
+    "plugin, and raw MPI_File_write_at_all / read_at_all (independent: write_at / read_at) loops for\n"
+    "reference; microseconds per call (slowest rank), median and range over alternating repetitions.\n"
+    "Every value read back is checked.\n"
     "\n"
     "  --ops N|auto      timed calls per loop (default auto: as many as take about 0.5 s through\n"
     "                    the first driver, 500-5000, measured once before the repetitions)\n"
@@ -140,13 +141,17 @@ int calibrate_ops(const OverheadOptions &o, const std::string &work) {
     return std::clamp(ops, 500, 5000);
 }
 
-// Microseconds per call of every counted repetition, per driver and operation.
+constexpr int kModes = 2; // 0 = collective, 1 = independent transfers
+const char *const kModeNames[kModes] = {"collective", "independent"};
+
+// Microseconds per call of every counted repetition, per transfer mode, driver and operation.
 struct Samples {
-    std::vector<double> us[kNumDrivers][2]; // [driver][0 = write, 1 = read]
+    std::vector<double> us[kModes][kNumDrivers][2]; // [mode][driver][0 = write, 1 = read]
     uint64_t wrong[kNumDrivers] = {0, 0, 0};
 };
 
-// Collective. Warm-up + counted rounds, the drivers' order rotating each round.
+// Collective. Warm-up + counted rounds, the drivers' order rotating each round; every driver runs
+// its collective loops, then its independent ones.
 Samples measure(const OverheadOptions &o, const std::string &work) {
     Samples s;
     const size_t nd = o.drivers.size();
@@ -155,17 +160,24 @@ Samples measure(const OverheadOptions &o, const std::string &work) {
         for (size_t k = 0; k < nd; ++k) {
             const Driver d = o.drivers[(k + static_cast<size_t>(round)) % nd];
             const std::string path = work + "/ops." + driver_name(d) + (d == Driver::Raw ? ".raw" : ".h5");
-            set_context(std::string("overhead ") + driver_name(d) + " round " + std::to_string(round));
-            const OpLoopTimes t =
-                d == Driver::Raw ? run_raw_op_loop(path, o.spec) : run_h5_op_loop(d, path, o.spec);
             const size_t di = static_cast<size_t>(d);
-            s.wrong[di] += t.wrong;
-            if (round >= o.warmup) {
-                s.us[di][0].push_back(t.write_us);
-                s.us[di][1].push_back(t.read_us);
+            line += std::string(k ? " | " : "") + driver_name(d);
+            for (int mode = 0; mode < kModes; ++mode) {
+                OpLoopSpec spec = o.spec;
+                spec.collective = mode == 0;
+                set_context(std::string("overhead ") + driver_name(d) + " " + kModeNames[mode] + " round " +
+                            std::to_string(round));
+                const OpLoopTimes t =
+                    d == Driver::Raw ? run_raw_op_loop(path, spec) : run_h5_op_loop(d, path, spec);
+                s.wrong[di] += t.wrong;
+                if (round >= o.warmup) {
+                    s.us[mode][di][0].push_back(t.write_us);
+                    s.us[mode][di][1].push_back(t.read_us);
+                }
+                line += std::string(mode ? ", ind" : " coll") + " W " + fmt("%.1f", t.write_us) + " R " +
+                        fmt("%.1f", t.read_us) + (t.wrong ? " WRONG DATA" : "");
             }
-            line += std::string(k ? " | " : "") + driver_name(d) + " W " + fmt("%.1f", t.write_us) + " R " +
-                    fmt("%.1f", t.read_us) + " us/op" + (t.wrong ? " WRONG DATA" : "");
+            line += " us/op";
         }
         if (rank() == 0)
             std::fprintf(stderr, "[overhead] %s %s\n",
@@ -198,8 +210,8 @@ std::string us_cell(const Stat &s) {
 }
 
 // Per round mpio_us / mpiio_us: the plugin's call rate relative to the built-in driver's.
-Stat rate_ratio(const Samples &s, int op) {
-    const std::vector<double> &a = s.us[0][op], &b = s.us[1][op];
+Stat rate_ratio(const Samples &s, int mode, int op) {
+    const std::vector<double> &a = s.us[mode][0][op], &b = s.us[mode][1][op];
     std::vector<double> r;
     for (size_t i = 0; i < a.size() && i < b.size(); ++i)
         if (b[i] > 0)
@@ -210,8 +222,9 @@ Stat rate_ratio(const Samples &s, int op) {
 void write_markdown(FILE *f, const OverheadOptions &o, const RunInfo &info, const Samples &s) {
     std::fprintf(
         f,
-        "**%s** (%s, io=%s), HDF5 %s, %d ranks on %ld cores, files in %s: %d collective calls of %d "
-        "bytes per rank on a contiguous dataset per loop, %d warm-up + %d counted repetitions "
+        "**%s** (%s, io=%s), HDF5 %s, %d ranks on %ld cores, files in %s: %d calls of %d bytes per "
+        "rank on a contiguous dataset per loop, collective then independent, %d warm-up + %d counted "
+        "repetitions "
         "alternating between the drivers. Microseconds per call (slowest rank): median (min-max). "
         "**mpiio/mpio**: the plugin's call rate over the built-in driver's, per repetition (> 1: the "
         "plugin is faster). Load average %s at start, %s at end.%s%s\n\n",
@@ -222,27 +235,30 @@ void write_markdown(FILE *f, const OverheadOptions &o, const RunInfo &info, cons
     std::fprintf(f,
                  "| operation | mpio µs/call | mpiio µs/call | mpiio - mpio µs | **mpiio/mpio** | raw MPI-IO "
                  "µs/call |\n|---|--:|--:|--:|--:|--:|\n");
-    const char *names[2] = {"collective H5Dwrite", "collective H5Dread"};
-    for (int op = 0; op < 2; ++op) {
-        const Stat m = stat_of(s.us[0][op]), p = stat_of(s.us[1][op]), r = stat_of(s.us[2][op]);
-        const Stat q = rate_ratio(s, op);
-        std::fprintf(
-            f, "| %s | %s | %s | %s | %s | %s |\n", names[op], us_cell(m).c_str(), us_cell(p).c_str(),
-            m.n && p.n ? fmt("%+.1f", p.median - m.median).c_str() : "-",
-            q.n ? ("**" + ratio_str(q.median) + "** (" + ratio_str(q.min) + "-" + ratio_str(q.max) + ")")
-                      .c_str()
-                : "-",
-            us_cell(r).c_str());
-    }
+    for (int mode = 0; mode < kModes; ++mode)
+        for (int op = 0; op < 2; ++op) {
+            const Stat m = stat_of(s.us[mode][0][op]), p = stat_of(s.us[mode][1][op]),
+                       r = stat_of(s.us[mode][2][op]);
+            const Stat q = rate_ratio(s, mode, op);
+            const std::string name = std::string(kModeNames[mode]) + (op ? " H5Dread" : " H5Dwrite");
+            std::fprintf(
+                f, "| %s | %s | %s | %s | %s | %s |\n", name.c_str(), us_cell(m).c_str(), us_cell(p).c_str(),
+                m.n && p.n ? fmt("%+.1f", p.median - m.median).c_str() : "-",
+                q.n ? ("**" + ratio_str(q.median) + "** (" + ratio_str(q.min) + "-" + ratio_str(q.max) + ")")
+                          .c_str()
+                    : "-",
+                us_cell(r).c_str());
+        }
 }
 
 void write_csv(FILE *f, const Samples &s) {
-    std::fprintf(f, "driver,operation,rep,us_per_call\n");
-    for (int d = 0; d < kNumDrivers; ++d)
-        for (int op = 0; op < 2; ++op)
-            for (size_t i = 0; i < s.us[d][op].size(); ++i)
-                std::fprintf(f, "%s,%s,%zu,%.3f\n", driver_name(static_cast<Driver>(d)),
-                             op ? "read" : "write", i, s.us[d][op][i]);
+    std::fprintf(f, "driver,mode,operation,rep,us_per_call\n");
+    for (int mode = 0; mode < kModes; ++mode)
+        for (int d = 0; d < kNumDrivers; ++d)
+            for (int op = 0; op < 2; ++op)
+                for (size_t i = 0; i < s.us[mode][d][op].size(); ++i)
+                    std::fprintf(f, "%s,%s,%s,%zu,%.3f\n", driver_name(static_cast<Driver>(d)),
+                                 kModeNames[mode], op ? "read" : "write", i, s.us[mode][d][op][i]);
 }
 
 // Rank 0. Calls write(file) on <out>/<name>.

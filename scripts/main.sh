@@ -39,8 +39,9 @@
 #   --warmup N        discarded warm-up repetitions (default 1)
 #   --timesteps N     time steps per file (default 3)
 #   --min-phase S     per case, more time steps until the built-in driver's shorter phase lasts
-#                     about S seconds (default 0.25; 0: every case at --timesteps). ROMIO moves the
-#                     medium size in 0.01-0.05 s per phase: too short to compare drivers stably.
+#                     about S seconds (default 0.2; at most 8x the steps and 512 MiB per phase; 0:
+#                     every case at --timesteps). ROMIO moves the medium size in 0.01-0.05 s per
+#                     phase: too short to compare drivers stably.
 #   --drivers LIST    subset of mpio,mpiio,raw
 #   --ranks N         MPI ranks (default 4; Open MPI: oversubscribed, --bind-to none)
 #   --mpich-ranks N   ranks under MPICH (default: the number of cores, at most --ranks). MPICH's
@@ -68,7 +69,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.25 LABEL="" PUBLISH=auto SETUP=1 TIMEOUT=3600
+LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 LABEL="" PUBLISH=auto SETUP=1 TIMEOUT=3600
 MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
 BENCH_ARGS=()
 shaped=0 size_given=0

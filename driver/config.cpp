@@ -144,8 +144,8 @@ const std::vector<KeySpec> &key_table() {
          },
          [](const Config &c) { return name_of(c.collective_route, kRoute); }},
         {"staging_buffer", "bytes, K/M/G suffix", "4M",
-         "largest buffer used to turn many small independent requests into one MPI call (a request of 64 KiB "
-         "or more moves with a call of its own, without a copy)",
+         "largest buffer used to turn many small independent byte runs into one MPI call (a contiguous run "
+         "of 64 KiB or more moves with a call of its own, without a copy)",
          [](Config &c, const std::string &k, const std::string &v) {
              c.staging_buffer = parse_bytes(k, v);
              if (c.staging_buffer == 0)

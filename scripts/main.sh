@@ -8,9 +8,10 @@
 # build against it, MPICH's ROMIO -- it runs, on /dev/shm with 4 ranks (under MPICH one per
 # core, see --mpich-ranks):
 #   1. bench/h5bench_vfd: the h5bench-style matrix through mpio, mpiio and raw MPI-IO, alternating
-#      in one launch (1 warm-up + 5 counted repetitions per case, verified reads and files);
-#   2. bench/h5bench_vfd_overhead: microseconds per tiny collective H5Dwrite/H5Dread call
-#      (8 bytes per rank);
+#      in one launch (1 warm-up + 5 counted repetitions per case, verified reads and files;
+#      time steps per case raised by --min-phase);
+#   2. bench/h5bench_vfd_overhead: microseconds per tiny H5Dwrite/H5Dread call (8 bytes per
+#      rank), collective and independent;
 #   3. bench/h5perf.sh: HDF5's h5perf through mpio and, via the redirect shim, through mpiio.
 # Every output stays in build/bench-results/<time>/<layer>/. A default run (no option that shapes
 # the benchmark) that passes all checks publishes to docs/bench/<layer>/ and refreshes the
@@ -69,7 +70,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 LABEL="" PUBLISH=auto SETUP=1 TIMEOUT=3600
+LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 min_phase_given=0 LABEL="" PUBLISH=auto SETUP=1 TIMEOUT=3600
 MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
 BENCH_ARGS=()
 shaped=0 size_given=0
@@ -79,7 +80,7 @@ while (($#)); do
     --patterns|--modes|--reps|--warmup|--timesteps|--drivers)
       need "$@"; BENCH_ARGS+=("$1" "$2"); shaped=1; shift 2 ;;
     --size) need "$@"; SIZE=$2; size_given=1; shaped=1; shift 2 ;;
-    --min-phase) need "$@"; MIN_PHASE=$2; shaped=1; shift 2 ;;
+    --min-phase) need "$@"; MIN_PHASE=$2; min_phase_given=1; shaped=1; shift 2 ;;
     --layers) need "$@"; LAYERS=$2; shaped=1; shift 2 ;;
     --mpi)
       need "$@"
@@ -116,7 +117,7 @@ if ((TARGETS)); then
   # Raw MPI-IO is left out: cs1d/coll at this size takes minutes per phase and driver.
   BENCH_ARGS+=(--patterns cc1d/coll,cs1d/coll --drivers mpio,mpiio)
   ((size_given)) || SIZE=large
-  MIN_PHASE=0 # the large size is long enough
+  ((min_phase_given)) || MIN_PHASE=0 # the large size is long enough
   [ -n "$LAYERS" ] || LAYERS=ompio
   [ -n "$H5PERF_CONFIGS" ] || H5PERF_CONFIGS=contig-coll,chunked-coll
 fi

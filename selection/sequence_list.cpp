@@ -37,9 +37,11 @@ SequenceReader::SequenceReader(hid_t space, std::size_t elem_size, std::size_t m
         }
         low_ = lo;
         high_ = std::min<MPI_Aint>(hi + static_cast<MPI_Aint>(elem_size), step);
-        // A hyperslab (visited in row-major order) whose elements fill its bounding box's linear
-        // range is that one range: no iterator (three library calls less per small request).
-        if (type == H5S_SEL_HYPERSLABS && high_ - low_ == static_cast<MPI_Aint>(expected_bytes_)) {
+        // A regular hyperslab (visited in row-major order) whose elements fill its bounding box's
+        // linear range is that one range: no iterator (two library calls less per small request).
+        // Irregular ones keep the iterator and its checks (HDF5 can build broken OR-combinations).
+        if (type == H5S_SEL_HYPERSLABS && high_ - low_ == static_cast<MPI_Aint>(expected_bytes_) &&
+            check_h5(H5Sis_regular_hyperslab(space), "H5Sis_regular_hyperslab") > 0) {
             single_ = true;
             single_disp_ = low_;
             return;

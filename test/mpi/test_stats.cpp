@@ -170,6 +170,43 @@ TEST(Stats, LargeRunsMoveStraightSmallRunsShareACall) {
     };
     EXPECT_EQ(read_blocks(kLargeBlock, kLargeCount), kLargeCount) << "one call per 128 KiB run";
     EXPECT_EQ(read_blocks(kSmallBlock, kSmallCount), 1u) << "1 KiB runs 1 KiB apart: one sieved call";
+
+    // Writes: the same block patterns with new values. Large runs: a call each. Small runs: one
+    // call with the gaps read and written back on a one-rank file, a call per run otherwise (no
+    // other rank's bytes are ever rewritten). Either way the gaps keep what the file held.
+    auto write_blocks = [&](hsize_t block, hsize_t count, int salt) -> uint64_t {
+        const hsize_t start[1] = {base}, stride[1] = {block + kGap}, cnt[1] = {count}, blk[1] = {block};
+        Hid sel(H5Scopy(fspace));
+        H5Sselect_hyperslab(sel, H5S_SELECT_SET, start, stride, cnt, blk);
+        const hsize_t n[1] = {block * count};
+        Hid mspace(H5Screate_simple(1, n, nullptr));
+        std::vector<hsize_t> indices;
+        for (hsize_t b = 0; b < count; ++b)
+            for (hsize_t k = 0; k < block; ++k)
+                indices.push_back(base + b * (block + kGap) + k);
+        const std::vector<int> values = values_at<int>(indices, salt);
+        const auto before = stats_of(file);
+        EXPECT_GE(H5Dwrite(dset, H5T_NATIVE_INT, mspace, sel, indep, values.data()), 0);
+        const auto after = stats_of(file);
+        return after.independent_writes - before.independent_writes;
+    };
+    EXPECT_EQ(write_blocks(kLargeBlock, kLargeCount, 1), kLargeCount) << "one call per 128 KiB run";
+    EXPECT_EQ(write_blocks(kSmallBlock, kSmallCount, 2), size == 1 ? 1u : kSmallCount);
+    // Every element of this rank's region: salt 2 where the small blocks are, else salt 1 where the
+    // large blocks are, else the first write's value (the gaps).
+    std::vector<int> expected(kRegion);
+    for (hsize_t k = 0; k < kRegion; ++k) {
+        const bool small = k < kSmallCount * (kSmallBlock + kGap) && k % (kSmallBlock + kGap) < kSmallBlock;
+        const bool large = k % (kLargeBlock + kGap) < kLargeBlock;
+        expected[k] = value_at<int>(base + k, small ? 2 : large ? 1 : 0);
+    }
+    const hsize_t start[1] = {base}, count[1] = {kRegion};
+    Hid mine(H5Scopy(fspace));
+    H5Sselect_hyperslab(mine, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    Hid mspace(H5Screate_simple(1, count, nullptr));
+    std::vector<int> back(kRegion, -1);
+    EXPECT_GE(H5Dread(dset, H5T_NATIVE_INT, mspace, mine, indep, back.data()), 0);
+    EXPECT_EQ(back, expected) << "a gap between written blocks changed";
 }
 
 TEST(Stats, BuiltinFilesHaveNoPluginStatistics) {

@@ -149,23 +149,31 @@ TEST(Stats, LargeRunsMoveStraightSmallRunsShareACall) {
         ASSERT_TRUE(all_ranks(H5Dwrite(dset, H5T_NATIVE_INT, mspace, mine, coll, values.data()) >= 0));
     }
     Hid indep = make_dxpl(H5FD_MPIO_INDEPENDENT);
-    // Reads `count` blocks of `block` ints, `gap` ints apart, from this rank's region; returns
-    // the MPI read calls it took and checks the values.
-    auto read_blocks = [&](hsize_t block, hsize_t count) -> uint64_t {
-        const hsize_t start[1] = {base}, stride[1] = {block + kGap}, cnt[1] = {count}, blk[1] = {block};
-        Hid sel(H5Scopy(fspace));
-        H5Sselect_hyperslab(sel, H5S_SELECT_SET, start, stride, cnt, blk);
-        const hsize_t n[1] = {block * count};
-        Hid mspace(H5Screate_simple(1, n, nullptr));
+    // `count` blocks of `block` ints, kGap ints apart, from the start of this rank's region: the
+    // file selection, a memory space of as many elements, and the dataset indices in order.
+    struct Blocks {
+        Hid sel, mspace;
         std::vector<hsize_t> indices;
-        for (hsize_t b = 0; b < count; ++b)
+    };
+    auto blocks = [&](hsize_t block, hsize_t count) {
+        const hsize_t start[1] = {base}, stride[1] = {block + kGap}, cnt[1] = {count}, blk[1] = {block};
+        Blocks b{Hid(H5Scopy(fspace)), Hid(), {}};
+        H5Sselect_hyperslab(b.sel, H5S_SELECT_SET, start, stride, cnt, blk);
+        const hsize_t n[1] = {block * count};
+        b.mspace = Hid(H5Screate_simple(1, n, nullptr));
+        for (hsize_t i = 0; i < count; ++i)
             for (hsize_t k = 0; k < block; ++k)
-                indices.push_back(base + b * (block + kGap) + k);
-        std::vector<int> back(n[0], -1);
+                b.indices.push_back(base + i * (block + kGap) + k);
+        return b;
+    };
+    // Reads the blocks; returns the MPI read calls it took and checks the values.
+    auto read_blocks = [&](hsize_t block, hsize_t count) -> uint64_t {
+        const Blocks b = blocks(block, count);
+        std::vector<int> back(b.indices.size(), -1);
         const auto before = stats_of(file);
-        EXPECT_GE(H5Dread(dset, H5T_NATIVE_INT, mspace, sel, indep, back.data()), 0);
+        EXPECT_GE(H5Dread(dset, H5T_NATIVE_INT, b.mspace, b.sel, indep, back.data()), 0);
         const auto after = stats_of(file);
-        EXPECT_EQ(back, values_at<int>(indices));
+        EXPECT_EQ(back, values_at<int>(b.indices));
         return after.independent_reads - before.independent_reads;
     };
     EXPECT_EQ(read_blocks(kLargeBlock, kLargeCount), kLargeCount) << "one call per 128 KiB run";
@@ -175,18 +183,10 @@ TEST(Stats, LargeRunsMoveStraightSmallRunsShareACall) {
     // call with the gaps read and written back on a one-rank file, a call per run otherwise (no
     // other rank's bytes are ever rewritten). Either way the gaps keep what the file held.
     auto write_blocks = [&](hsize_t block, hsize_t count, int salt) -> uint64_t {
-        const hsize_t start[1] = {base}, stride[1] = {block + kGap}, cnt[1] = {count}, blk[1] = {block};
-        Hid sel(H5Scopy(fspace));
-        H5Sselect_hyperslab(sel, H5S_SELECT_SET, start, stride, cnt, blk);
-        const hsize_t n[1] = {block * count};
-        Hid mspace(H5Screate_simple(1, n, nullptr));
-        std::vector<hsize_t> indices;
-        for (hsize_t b = 0; b < count; ++b)
-            for (hsize_t k = 0; k < block; ++k)
-                indices.push_back(base + b * (block + kGap) + k);
-        const std::vector<int> values = values_at<int>(indices, salt);
+        const Blocks b = blocks(block, count);
+        const std::vector<int> values = values_at<int>(b.indices, salt);
         const auto before = stats_of(file);
-        EXPECT_GE(H5Dwrite(dset, H5T_NATIVE_INT, mspace, sel, indep, values.data()), 0);
+        EXPECT_GE(H5Dwrite(dset, H5T_NATIVE_INT, b.mspace, b.sel, indep, values.data()), 0);
         const auto after = stats_of(file);
         return after.independent_writes - before.independent_writes;
     };

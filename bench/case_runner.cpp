@@ -86,6 +86,19 @@ uint64_t verify_read_back(CaseRun &run, CaseResult &res, DriverResult &dr, Drive
     return bad_all[0] + bad_all[1];
 }
 
+// Collective. Driver `d` writes the whole file at `path`, then reads it back; HDF5 drivers fill
+// the probes and statistics given (null: not asked).
+void write_then_read(CaseRun &run, Driver d, const std::string &path, PhaseTimes &w, PhaseTimes &r,
+                     Probe *wprobe = nullptr, Probe *rprobe = nullptr, DriverStats *stats = nullptr) {
+    if (d == Driver::Raw) {
+        w = run.raw.write(path, run.wbuf);
+        r = run.raw.read(path, run.rbuf);
+    } else {
+        w = run.h5.write(d, path, run.wbuf, wprobe, stats);
+        r = run.h5.read(d, path, run.rbuf, rprobe, stats);
+    }
+}
+
 // Collective. One driver writes and reads the whole file once; returns the progress-line part.
 std::string run_driver(CaseRun &run, CaseResult &res, Driver d, int round, std::string &kept_path) {
     DriverResult &dr = res.drv[static_cast<size_t>(d)];
@@ -96,16 +109,10 @@ std::string run_driver(CaseRun &run, CaseResult &res, Driver d, int round, std::
                 repro_command(run.opt, run.c.id, driver_name(d), run.c.timesteps));
     poison(run.rbuf);
     PhaseTimes w, r;
-    uint64_t attr_bad = 0;
-    if (d == Driver::Raw) {
-        w = run.raw.write(path, run.wbuf);
-        r = run.raw.read(path, run.rbuf);
-    } else {
-        const bool probe = round == 0; // how HDF5 did the I/O, asked once
-        w = run.h5.write(d, path, run.wbuf, probe ? &dr.wprobe : nullptr, &dr.stats);
-        r = run.h5.read(d, path, run.rbuf, probe ? &dr.rprobe : nullptr, &dr.stats);
-        attr_bad = run.h5.attr_mismatches();
-    }
+    const bool probe = round == 0; // how HDF5 did the I/O, asked once
+    write_then_read(run, d, path, w, r, probe ? &dr.wprobe : nullptr, probe ? &dr.rprobe : nullptr,
+                    &dr.stats);
+    const uint64_t attr_bad = d == Driver::Raw ? 0 : run.h5.attr_mismatches();
     const uint64_t bad = verify_read_back(run, res, dr, d, round, attr_bad); // untimed
     if (!warm) {
         dr.wsec.push_back(w.seconds);
@@ -161,13 +168,7 @@ int calibrated_timesteps(CaseRun &run, const CaseResult &res) {
     double shorter = 0;
     for (int attempt = 0; attempt < 2 && shorter < opt.min_phase_s; ++attempt) { // long enough: done
         PhaseTimes w, r;
-        if (d == Driver::Raw) {
-            w = run.raw.write(path, run.wbuf);
-            r = run.raw.read(path, run.rbuf);
-        } else {
-            w = run.h5.write(d, path, run.wbuf, nullptr, nullptr);
-            r = run.h5.read(d, path, run.rbuf, nullptr, nullptr);
-        }
+        write_then_read(run, d, path, w, r);
         remove_file(path);
         shorter = std::max(shorter, std::min(w.seconds, r.seconds));
     }

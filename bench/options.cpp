@@ -112,10 +112,11 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
             if (!value(v) || !to_int(v, opt.timesteps, 1))
                 return fail("--timesteps needs an integer >= 1");
         } else if (a == "--min-phase") {
+            if (!value(v))
+                return fail("--min-phase needs a value");
             char *end = nullptr;
-            if (!value(v) ||
-                (opt.min_phase_s = std::strtod(v.c_str(), &end), end == v.c_str() || *end != '\0') ||
-                !(opt.min_phase_s >= 0 && opt.min_phase_s <= 60))
+            opt.min_phase_s = std::strtod(v.c_str(), &end);
+            if (end == v.c_str() || *end != '\0' || !(opt.min_phase_s >= 0 && opt.min_phase_s <= 60))
                 return fail("--min-phase needs seconds between 0 and 60");
         } else if (a == "--reps") {
             if (!value(v) || !to_int(v, opt.reps, 1))

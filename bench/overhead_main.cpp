@@ -224,8 +224,8 @@ void write_markdown(FILE *f, const OverheadOptions &o, const RunInfo &info, cons
         f,
         "**%s** (%s, io=%s), HDF5 %s, %d ranks on %ld cores, files in %s: %d calls of %d bytes per "
         "rank on a contiguous dataset per loop, collective then independent, %d warm-up + %d counted "
-        "repetitions "
-        "alternating between the drivers. Microseconds per call (slowest rank): median (min-max). "
+        "repetitions alternating between the drivers. Microseconds per call (slowest rank): median "
+        "(min-max). "
         "**mpiio/mpio**: the plugin's call rate over the built-in driver's, per repetition (> 1: the "
         "plugin is faster). Load average %s at start, %s at end.%s%s\n\n",
         layer_title(info).c_str(), short_library_name(info.mpi_library).c_str(), info.io_component.c_str(),

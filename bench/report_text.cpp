@@ -56,7 +56,8 @@ std::string steps_text(const RunInfo &info) {
         return std::to_string(info.timesteps) + " time steps";
     return "time steps per case (column steps) raised from " + std::to_string(info.timesteps) +
            " until the built-in driver's shorter phase lasts about " + fmt("%.2g", info.min_phase_s) +
-           " s (at most " + std::to_string(kMaxStepFactor) + "x and 512 MiB per phase)";
+           " s (at most " + std::to_string(kMaxStepFactor) + "x and " + fmt("%.0f", kMaxPhaseBytes / kMiB) +
+           " MiB per phase)";
 }
 
 } // namespace

@@ -74,6 +74,7 @@ void independent_runs(File *file, Direction dir, const std::vector<Run> &runs, b
     const size_t staging_limit = st.config.staging_buffer;
     const size_t gap_limit = (dir == Direction::Read || bridge_write_gaps) ? st.config.sieve_gap : 0;
     std::vector<char> &staging = st.scratch.staging; // kept between calls: no fresh pages per request
+    auto small = [](const Run &r) { return r.size < kDirectRunBytes; };
     size_t i = 0;
     while (i < runs.size()) {
         // Extend a group [i, j) of small runs while the next one starts within the gap limit and
@@ -81,8 +82,8 @@ void independent_runs(File *file, Direction dir, const std::vector<Run> &runs, b
         size_t j = i + 1;
         haddr_t end = runs[i].addr + runs[i].size;
         bool has_gap = false;
-        while (runs[i].size < kDirectRunBytes && j < runs.size() && runs[j].size < kDirectRunBytes &&
-               runs[j].addr >= end && runs[j].addr - end <= gap_limit &&
+        while (small(runs[i]) && j < runs.size() && small(runs[j]) && runs[j].addr >= end &&
+               runs[j].addr - end <= gap_limit &&
                runs[j].addr + runs[j].size - runs[i].addr <= staging_limit) {
             has_gap |= runs[j].addr != end;
             end = runs[j].addr + runs[j].size;

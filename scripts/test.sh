@@ -67,9 +67,10 @@ ci_openmpi_1146() { run_config openmpi 1.14.6 -E '[.]np[13][.]'; }
 # minutes): the data-path, error and chunk suites on 2 ranks, one per core; no conformance.
 ci_mpich_1146() { run_config mpich 1.14.6 -L '^(unit|plugin|mpi|errors|chunkio|selection_io)$' -E '[.]np[134][.]'; }
 # The route of collective transfers forced both ways (ARCHITECTURE.md D12): every MPI-launched
-# suite but the error tests (mpi, chunkio, selection_io...), 1-4 ranks under OMPIO and ROMIO, with every file's configuration ending in
-# collective_route=collective, then =independent (MPIIO_TEST_CONFIG, test/support). Tests that check
-# the route auto takes skip that check when the environment forces one.
+# suite but the error tests (mpi, chunkio, selection_io...), 1-4 ranks under OMPIO and ROMIO, with
+# every file's configuration ending in collective_route=collective, then =independent
+# (MPIIO_TEST_CONFIG, test/support). Tests that check the route auto takes skip that check when
+# the environment forces one.
 ci_forced_routes() {
   local policy failed=0
   for policy in collective independent; do # both run, whatever the first gives

@@ -43,7 +43,6 @@ SequenceReader::SequenceReader(hid_t space, std::size_t elem_size, std::size_t m
         if (type == H5S_SEL_HYPERSLABS && high_ - low_ == static_cast<MPI_Aint>(expected_bytes_) &&
             check_h5(H5Sis_regular_hyperslab(space), "H5Sis_regular_hyperslab") > 0) {
             single_ = true;
-            single_disp_ = low_;
             return;
         }
     }
@@ -95,7 +94,7 @@ bool SequenceReader::next(MPI_Aint &disp, MPI_Count &len) {
         if (done_)
             return false;
         done_ = true;
-        disp = single_disp_;
+        disp = low_; // 0 for "all"
         len = expected_bytes_;
         seen_bytes_ = expected_bytes_;
         return true;

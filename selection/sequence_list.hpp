@@ -58,10 +58,9 @@ private:
 
     static constexpr std::size_t kFirstBatch = 64;
     hid_t iter_ = H5I_INVALID_HID;
-    // One sequence, no iterator needed: H5S_SEL_ALL (from 0), or a regular hyperslab whose
-    // elements fill its bounding box's linear range (from low_).
+    // One sequence from low_, no iterator needed: H5S_SEL_ALL (low_ stays 0), or a regular
+    // hyperslab whose elements fill its bounding box's linear range.
     bool single_ = false;
-    MPI_Aint single_disp_ = 0;
     std::array<hsize_t, kFirstBatch> first_off_;
     std::array<size_t, kFirstBatch> first_len_;
     std::vector<hsize_t> more_off_; // once a batch came back full

@@ -16,6 +16,8 @@ const char *driver_name(Driver d) {
         return "mpiio";
     case Driver::Raw:
         return "raw";
+    case Driver::Mpio2:
+        return "mpio2";
     }
     return "?";
 }

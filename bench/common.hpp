@@ -9,10 +9,13 @@
 
 namespace bench {
 
-// The three ways the same bytes reach the file.
-enum class Driver { Mpio, Mpiio, Raw };
-constexpr int kNumDrivers = 3;
-const char *driver_name(Driver d); // "mpio", "mpiio", "raw"
+// The three ways the same bytes reach the file, and the built-in driver once more as a control:
+// mpio2/mpio is an A/A comparison whose spread shows how far two identical drivers drift apart
+// on this machine, next to mpiio/mpio.
+enum class Driver { Mpio, Mpiio, Raw, Mpio2 };
+constexpr int kNumDrivers = 4;
+const char *driver_name(Driver d); // "mpio", "mpiio", "raw", "mpio2"
+inline bool is_builtin(Driver d) { return d == Driver::Mpio || d == Driver::Mpio2; }
 
 // Transfer and metadata modes of a case.
 struct Mode {

@@ -206,7 +206,7 @@ H5Kernel::~H5Kernel() {
 
 hid_t H5Kernel::fapl(Driver d, bool for_write) const {
     hid_t fapl = BENCH_H5(H5Pcreate(H5P_FILE_ACCESS));
-    if (d == Driver::Mpio)
+    if (is_builtin(d))
         BENCH_H5(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
     else
         BENCH_H5(H5Pset_fapl_mpiio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL,

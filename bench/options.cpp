@@ -38,7 +38,8 @@ void usage() {
         "                    --timesteps and 512 MiB per phase; default 0: --timesteps for every case)\n"
         "  --reps N          counted repetitions per driver (default 5, at least 5 recommended)\n"
         "  --warmup N        discarded warm-up repetitions (default 1)\n"
-        "  --drivers LIST    subset of mpio,mpiio,raw (default all three)\n"
+        "  --drivers LIST    subset of mpio,mpiio,raw,mpio2 (default all four; mpio2 runs the\n"
+        "                    built-in driver a second time: the A/A control column mpio2/mpio)\n"
         "  --dir DIR         where data files go (default /dev/shm)\n"
         "  --out DIR         where results.csv/json, runs.csv, table.txt/md, chart.svg go\n"
         "                    (default ./bench-results)\n"
@@ -135,6 +136,8 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
                     opt.drivers.push_back(Driver::Mpiio);
                 else if (d == "raw")
                     opt.drivers.push_back(Driver::Raw);
+                else if (d == "mpio2")
+                    opt.drivers.push_back(Driver::Mpio2);
                 else
                     return fail("unknown driver " + d);
             }

@@ -21,7 +21,7 @@ inline constexpr double kMaxPhaseBytes = 512.0 * 1024.0 * 1024.0;
 
 struct Options {
     std::vector<CaseSel> cases; // resolved matrix
-    std::vector<Driver> drivers = {Driver::Mpio, Driver::Mpiio, Driver::Raw};
+    std::vector<Driver> drivers = {Driver::Mpio, Driver::Mpiio, Driver::Raw, Driver::Mpio2};
     Size size = Size::Medium;
     int timesteps = 3;
     // > 0: per case, more time steps (at most kMaxStepFactor x timesteps and kMaxPhaseBytes of

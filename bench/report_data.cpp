@@ -9,7 +9,7 @@ namespace bench {
 
 namespace {
 
-const char *const kNames[kNumDrivers] = {"mpio", "mpiio", "raw"};
+const char *const kNames[kNumDrivers] = {"mpio", "mpiio", "raw", "mpio2"};
 
 void json_samples(FILE *f, const char *key, const std::vector<double> &v) {
     std::fprintf(f, "\"%s\": [", key);
@@ -87,11 +87,14 @@ void json_case(FILE *f, const CaseResult &c) {
                  (unsigned long long)c.check.size_mpiio, (unsigned long long)c.check.size_raw);
     std::fprintf(f,
                  "     \"ratios\": {\"write\": {\"mpiio_over_mpio\": %s, \"mpiio_over_raw\": %s}, "
-                 "\"read\": {\"mpiio_over_mpio\": %s, \"mpiio_over_raw\": %s}},\n",
+                 "\"read\": {\"mpiio_over_mpio\": %s, \"mpiio_over_raw\": %s}, "
+                 "\"control\": {\"write_mpio2_over_mpio\": %s, \"read_mpio2_over_mpio\": %s}},\n",
                  json_ratio(c.paired_ratio(Driver::Mpiio, Driver::Mpio, 'w')).c_str(),
                  json_ratio(c.paired_ratio(Driver::Mpiio, Driver::Raw, 'w')).c_str(),
                  json_ratio(c.paired_ratio(Driver::Mpiio, Driver::Mpio, 'r')).c_str(),
-                 json_ratio(c.paired_ratio(Driver::Mpiio, Driver::Raw, 'r')).c_str());
+                 json_ratio(c.paired_ratio(Driver::Mpiio, Driver::Raw, 'r')).c_str(),
+                 json_ratio(c.paired_ratio(Driver::Mpio2, Driver::Mpio, 'w')).c_str(),
+                 json_ratio(c.paired_ratio(Driver::Mpio2, Driver::Mpio, 'r')).c_str());
     std::fprintf(f, "     \"drivers\": {");
     bool first = true;
     for (int d = 0; d < kNumDrivers; ++d) {

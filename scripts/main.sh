@@ -7,9 +7,9 @@
 # Per MPI-IO layer -- Open MPI OMPIO, Open MPI ROMIO (--mca io romio321) and, when the project can
 # build against it, MPICH's ROMIO -- it runs, on /dev/shm with 4 ranks (under MPICH one per
 # core, see --mpich-ranks):
-#   1. bench/h5bench_vfd: the h5bench-style matrix through mpio, mpiio and raw MPI-IO, alternating
-#      in one launch (1 warm-up + 5 counted repetitions per case, verified reads and files;
-#      time steps per case raised by --min-phase);
+#   1. bench/h5bench_vfd: the h5bench-style matrix through mpio, mpiio, raw MPI-IO and mpio again
+#      (the A/A control), alternating in one launch (1 warm-up + 5 counted repetitions per case,
+#      verified reads and files; time steps per case raised by --min-phase);
 #   2. bench/h5bench_vfd_overhead: microseconds per tiny H5Dwrite/H5Dread call (8 bytes per
 #      rank), collective and independent;
 #   3. bench/h5perf.sh: HDF5's h5perf through mpio and, via the redirect shim, through mpiio.
@@ -43,7 +43,7 @@
 #                     about S seconds (default 0.2; at most 8x the steps and 512 MiB per phase; 0:
 #                     every case at --timesteps). ROMIO moves the medium size in 0.01-0.05 s per
 #                     phase: too short to compare drivers stably.
-#   --drivers LIST    subset of mpio,mpiio,raw
+#   --drivers LIST    subset of mpio,mpiio,raw,mpio2 (mpio2: the built-in driver again, A/A)
 #   --ranks N         MPI ranks (default 4; Open MPI: oversubscribed, --bind-to none)
 #   --mpich-ranks N   ranks under MPICH (default: the number of cores, at most --ranks). MPICH's
 #                     ch4 progress engine busy-polls without yielding: oversubscribed ranks spend

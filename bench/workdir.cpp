@@ -55,6 +55,14 @@ void remove_file(const std::string &path) {
     BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+std::string set_aside(const std::string &path) {
+    const std::string kept = path + ".first-round";
+    if (rank() == 0 && std::rename(path.c_str(), kept.c_str()) != 0)
+        fatal("cannot rename " + path + ": " + std::strerror(errno));
+    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    return kept;
+}
+
 std::string case_file(const std::string &work, const std::string &case_id, Driver d) {
     std::string name = case_id;
     std::replace(name.begin(), name.end(), '/', '.');

@@ -13,6 +13,9 @@ std::string create_work_dir(const std::string &dir, const std::string &out);
 
 // Collective. Rank 0 removes the file; everybody waits so no rank reuses the name too early.
 void remove_file(const std::string &path);
+// Collective. Renames the file at `path` (rank 0) out of the way of the next rounds' files, which
+// reuse its name; returns the new path.
+std::string set_aside(const std::string &path);
 
 // Local. <work>/<case id with '/' -> '.'>.<driver>.h5 (.raw for raw MPI-IO).
 std::string case_file(const std::string &work, const std::string &case_id, Driver d);

@@ -22,6 +22,11 @@
 //  5. The file struct prefix { H5FD_t pub; MPI_File fh; }: H5Fset_mpi_atomicity casts any MPI
 //     driver's file to the built-in driver's struct (H5FDmpio.c:57-59, 716-790); asserted in
 //     file.hpp against include/h5fd_mpiio.h.
+//  6. Dataspace facts without API entries: the internal functions behind H5Sget_select_type,
+//     _npoints, _bounds, H5Sget_simple_extent_dims and H5Sis_regular_hyperslab, and
+//     H5I_object_verify to reach the H5S_t of an id (all H5_DLL-exported; declared in the
+//     uninstalled H5Sprivate.h:214-258 and H5Iprivate.h:91). Installed as selection/'s
+//     SpaceInfoSource; when a symbol is missing the public API answers instead.
 //
 // All functions are local (no communication). The context getters must be called on the
 // library's thread inside a driver callback: they read the calling thread's top context.
@@ -64,6 +69,14 @@ CollDatatypes coll_datatypes();
 bool rank0_bcast();
 // true while the library flushes a file between its own barriers (lets truncate skip one).
 bool file_flushing();
+
+// --- 6. dataspace facts -----------------------------------------------------------------------
+// Resolves the dataspace functions in `libhdf5` (a dlopen handle) and installs them as selection/'s
+// SpaceInfoSource. Returns false, leaving the public API in charge, when one is missing. Called by
+// resolve().
+bool install_dataspace_reader(void *libhdf5);
+// true once install_dataspace_reader succeeded.
+bool dataspace_reader_installed();
 
 // --- 3. DXPL chunk knobs ---------------------------------------------------------------------
 // The application's H5Pset_dxpl_mpio_chunk_opt / _num / _ratio settings, one property each (the

@@ -28,9 +28,9 @@ TypeSpec build_with_info(hid_t space, const SpaceInfo &info, std::size_t elem_si
     case H5S_SEL_HYPERSLABS:
         if (info.regular)
             return build_regular(regular_shape(space, info, elem_size), cache);
-        return build_from_runs(sequence_runs(space, elem_size), cache);
+        return build_from_runs(sequence_runs(space, info, elem_size), cache);
     case H5S_SEL_POINTS:
-        return build_from_runs(sequence_runs(space, elem_size, info.npoints), cache);
+        return build_from_runs(sequence_runs(space, info, elem_size), cache);
     default:
         throw Error(ErrorKind::Unsupported, "unknown selection type");
     }
@@ -65,11 +65,11 @@ PiecePair build_piece_pair(hid_t file_space, hid_t mem_space, std::size_t elem_s
     if (finfo.npoints == 0)
         return pair;
     if (finfo.kind == H5S_SEL_POINTS) {
-        Runs runs = sequence_runs(file_space, elem_size, finfo.npoints);
+        Runs runs = sequence_runs(file_space, finfo, elem_size);
         if (!ascending_disjoint(runs)) {
             std::optional<SequenceReader> reader;
             if (minfo)
-                reader.emplace(mem_space, elem_size);
+                reader.emplace(mem_space, *minfo, elem_size);
             PairedRuns paired = pair_sorted(std::move(runs), reader ? &*reader : nullptr);
             pair.file = build_from_runs(std::move(paired.file), cache);
             pair.mem = build_from_runs(std::move(paired.mem), cache);

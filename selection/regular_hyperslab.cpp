@@ -40,10 +40,10 @@ void check_regular_consistent(int rank, const Dims &stride, const Dims &count, c
 
 RegularShape regular_shape(hid_t space, const SpaceInfo &info, std::size_t elem_size) {
     const int rank = info.rank;
-    Dims start{}, stride{}, count{}, block{}, low{}, high{};
+    Dims start{}, stride{}, count{}, block{};
     check_h5(H5Sget_regular_hyperslab(space, start.data(), stride.data(), count.data(), block.data()),
              "H5Sget_regular_hyperslab");
-    check_h5(H5Sget_select_bounds(space, low.data(), high.data()), "H5Sget_select_bounds");
+    const Dims &low = info.low, &high = info.high;
     // Byte size of one index step in each dimension.
     std::array<MPI_Aint, H5S_MAX_RANK> row{};
     MPI_Aint acc = static_cast<MPI_Aint>(elem_size);

@@ -24,8 +24,9 @@ struct RegularShape {
     MPI_Aint offset = 0;
 };
 
-// Local. Reads H5Sget_regular_hyperslab and the selection offset (bounds minus start, which is how
-// a H5Soffset_simple shift shows through the public API), then simplifies: count-1 levels vanish,
+// Local. Reads H5Sget_regular_hyperslab; the selection offset comes from the bounds in `info`
+// (bounds minus start, which is how a H5Soffset_simple shift shows through the public API). Then
+// simplifies: count-1 levels vanish,
 // a level whose stride equals the run so far extends the run, and a level whose stride spans the
 // level inside it merges with it.
 RegularShape regular_shape(hid_t space, const SpaceInfo &info, std::size_t elem_size);

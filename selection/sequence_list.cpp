@@ -8,40 +8,37 @@
 
 namespace mpiio::selection {
 
-// Local. SHARE_WITH_DATASPACE avoids copying the selection: the space is not modified meanwhile.
 SequenceReader::SequenceReader(hid_t space, std::size_t elem_size, std::size_t max_batch)
+    : SequenceReader(space, query_space(space, elem_size), elem_size, max_batch) {}
+
+// Local. SHARE_WITH_DATASPACE avoids copying the selection: the space is not modified meanwhile.
+SequenceReader::SequenceReader(hid_t space, const SpaceInfo &info, std::size_t elem_size,
+                               std::size_t max_batch)
     : max_batch_(std::max(max_batch, kFirstBatch)), elem_size_(elem_size) {
-    const hssize_t npoints = check_h5(H5Sget_select_npoints(space), "H5Sget_select_npoints");
-    expected_bytes_ = static_cast<MPI_Count>(npoints) * static_cast<MPI_Count>(elem_size);
+    expected_bytes_ = static_cast<MPI_Count>(info.npoints) * static_cast<MPI_Count>(elem_size);
     high_ = static_cast<MPI_Aint>(expected_bytes_);
-    if (npoints == 0) {
+    if (info.npoints == 0) {
         done_ = true;
         return;
     }
     // "All" is the whole extent in order: one sequence, nothing to check.
-    const H5S_sel_type type = check_h5(H5Sget_select_type(space), "H5Sget_select_type");
-    single_ = type == H5S_SEL_ALL;
+    single_ = info.kind == H5S_SEL_ALL;
     if (single_)
         return;
-    std::array<hsize_t, H5S_MAX_RANK> dims{}, low{}, high{};
-    const int rank =
-        check_h5(H5Sget_simple_extent_dims(space, dims.data(), nullptr), "H5Sget_simple_extent_dims");
-    if (rank > 0) {
-        check_h5(H5Sget_select_bounds(space, low.data(), high.data()), "H5Sget_select_bounds");
+    if (info.rank > 0) {
         // Row-major linear positions of the box's corners bound every selected element's.
         MPI_Aint step = static_cast<MPI_Aint>(elem_size), lo = 0, hi = 0;
-        for (int d = rank - 1; d >= 0; --d) {
-            lo += static_cast<MPI_Aint>(low[d]) * step;
-            hi += static_cast<MPI_Aint>(high[d]) * step;
-            step *= static_cast<MPI_Aint>(dims[d]);
+        for (int d = info.rank - 1; d >= 0; --d) {
+            lo += static_cast<MPI_Aint>(info.low[d]) * step;
+            hi += static_cast<MPI_Aint>(info.high[d]) * step;
+            step *= static_cast<MPI_Aint>(info.dims[d]);
         }
         low_ = lo;
         high_ = std::min<MPI_Aint>(hi + static_cast<MPI_Aint>(elem_size), step);
         // A regular hyperslab (visited in row-major order) whose elements fill its bounding box's
-        // linear range is that one range: no iterator (two library calls less per small request).
+        // linear range is that one range: no iterator (three library calls less per small request).
         // Irregular ones keep the iterator and its checks (HDF5 can build broken OR-combinations).
-        if (type == H5S_SEL_HYPERSLABS && high_ - low_ == static_cast<MPI_Aint>(expected_bytes_) &&
-            check_h5(H5Sis_regular_hyperslab(space), "H5Sis_regular_hyperslab") > 0) {
+        if (info.kind == H5S_SEL_HYPERSLABS && info.regular && high_ - low_ == expected_bytes_) {
             single_ = true;
             return;
         }
@@ -112,11 +109,13 @@ bool SequenceReader::next(MPI_Aint &disp, MPI_Count &len) {
     return true;
 }
 
-Runs sequence_runs(hid_t space, std::size_t elem_size, std::size_t expected_runs) {
+Runs sequence_runs(hid_t space, const SpaceInfo &info, std::size_t elem_size) {
     Runs runs;
-    runs.disp.reserve(expected_runs);
-    runs.len.reserve(expected_runs);
-    SequenceReader reader(space, elem_size);
+    if (info.kind == H5S_SEL_POINTS) {
+        runs.disp.reserve(info.npoints);
+        runs.len.reserve(info.npoints);
+    }
+    SequenceReader reader(space, info, elem_size);
     MPI_Aint d;
     MPI_Count l;
     while (reader.next(d, l))

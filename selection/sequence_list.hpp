@@ -3,6 +3,8 @@
 // pairing fallback; regular hyperslabs never come here.
 #pragma once
 
+#include "space_info.hpp"
+
 #include <hdf5.h>
 #include <mpi.h>
 
@@ -34,9 +36,9 @@ struct Runs {
 
 // Streams one selection's sequences in batches, so the whole list never needs to exist twice.
 //
-// Every sequence is checked against what the selection says of itself: it must lie inside the
-// bounding box's linear range (H5Sget_select_bounds) and the extent, and the sequences together
-// must hold exactly H5Sget_select_npoints elements. HDF5 1.14.5 can build hyperslabs (some
+// Every sequence is checked against what the selection says of itself (query_space): it must lie
+// inside the bounding box's linear range and the extent, and the sequences together must hold
+// exactly npoints elements. HDF5 1.14.5 can build hyperslabs (some
 // OR-combinations) whose iterator yields elements outside the selection, even past the end of
 // the dataset; such a selection throws Error(Selection) before any byte moves.
 class SequenceReader {
@@ -44,6 +46,9 @@ public:
     // Batches start small (a one-block selection costs no large allocation) and double while
     // they come back full, up to max_batch sequences.
     SequenceReader(hid_t space, std::size_t elem_size, std::size_t max_batch = 1 << 16);
+    // The same with the selection's facts already read (query_space).
+    SequenceReader(hid_t space, const SpaceInfo &info, std::size_t elem_size,
+                   std::size_t max_batch = 1 << 16);
     SequenceReader(const SequenceReader &) = delete;
     SequenceReader &operator=(const SequenceReader &) = delete;
     ~SequenceReader();
@@ -91,9 +96,9 @@ private:
     std::size_t i_ = 0;
 };
 
-// Local. Every run of `space` in selection order, adjacent runs merged. `expected_runs` only
-// pre-sizes the arrays (point selections know their count: one run per point at most).
-Runs sequence_runs(hid_t space, std::size_t elem_size, std::size_t expected_runs = 0);
+// Local. Every run of `space` (whose facts `info` holds) in selection order, adjacent runs
+// merged. Point selections pre-size the arrays (one run per point at most).
+Runs sequence_runs(hid_t space, const SpaceInfo &info, std::size_t elem_size);
 
 // Local. True when runs are strictly ascending and disjoint (a valid MPI filetype order).
 bool ascending_disjoint(const Runs &runs);

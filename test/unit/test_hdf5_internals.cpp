@@ -4,7 +4,10 @@
 // (see driver/hdf5_internals.hpp for the source references).
 #include "hdf5_internals.hpp"
 
+#include "common/error.hpp"
 #include "h5fd_mpiio.h"
+#include "random_selection.hpp"
+#include "selection/space_info.hpp"
 #include "test_support.hpp"
 
 #include <H5FDmpi.h>
@@ -91,6 +94,52 @@ TEST(Hdf5Internals, TransferModeReachesTheDriver) {
     ASSERT_GE(H5Fget_mpiio_stats(file, &before), 0);
     EXPECT_EQ(before.collective_ops, after.collective_ops + 1)
         << "a collective write did not reach the driver as one";
+}
+
+// Item 6: the dataspace functions resolve, and the facts they give equal the public API's for
+// every kind of selection (offsets, scalar and null dataspaces included).
+TEST(Hdf5Internals, DataspaceReaderMatchesThePublicApi) {
+    ASSERT_EQ(internals::resolve(), "");
+    ASSERT_TRUE(internals::dataspace_reader_installed())
+        << "H5I_object_verify or an H5S_ function is no longer exported: tiny transfers got slower";
+    namespace sel = mpiio::selection;
+    auto expect_same = [](hid_t space, const std::string &what) {
+        const sel::SpaceInfo fast = sel::query_space(space, 4);
+        const sel::SpaceInfo slow = sel::query_space_public(space, 4);
+        EXPECT_EQ(fast.kind, slow.kind) << what;
+        EXPECT_EQ(fast.npoints, slow.npoints) << what;
+        ASSERT_EQ(fast.rank, slow.rank) << what;
+        EXPECT_EQ(fast.regular, slow.regular) << what;
+        EXPECT_EQ(fast.extent_bytes, slow.extent_bytes) << what;
+        for (int d = 0; d < fast.rank; ++d) {
+            EXPECT_EQ(fast.dims[d], slow.dims[d]) << what << " dimension " << d;
+            if (slow.npoints == 0)
+                continue;
+            EXPECT_EQ(fast.low[d], slow.low[d]) << what << " dimension " << d;
+            EXPECT_EQ(fast.high[d], slow.high[d]) << what << " dimension " << d;
+        }
+    };
+    seltest::Gen gen(20261124);
+    const seltest::Kind kinds[] = {seltest::Kind::All,     seltest::Kind::None,
+                                   seltest::Kind::Regular, seltest::Kind::Irregular,
+                                   seltest::Kind::Points,  seltest::Kind::PointsSorted};
+    int checked = 0;
+    for (int i = 0; i < 600; ++i) {
+        const seltest::Kind kind = kinds[i % 6];
+        const int rank = 1 + static_cast<int>(gen.u(0, 3));
+        Hid space = seltest::random_selection(gen, kind, rank);
+        expect_same(space, std::string(seltest::kind_name(kind)) + " " + seltest::describe_space(space));
+        ++checked;
+    }
+    Hid scalar(H5Screate(H5S_SCALAR));
+    expect_same(scalar, "scalar");
+    Hid null_space(H5Screate(H5S_NULL));
+    expect_same(null_space, "null");
+    EXPECT_EQ(checked, 600);
+    // Not a dataspace: the reader declines and the public API's error reaches the caller.
+    Hid plist(H5Pcreate(H5P_DATASET_XFER));
+    H5E_BEGIN_TRY { EXPECT_THROW(sel::query_space(plist, 4), mpiio::Error); }
+    H5E_END_TRY
 }
 
 } // namespace

@@ -89,7 +89,7 @@ void mpi_route(File *file, Direction dir, RankTransfer *mine, const route::Decis
     keep_first(capture([&] {
         MPI_Status status{};
         const MPI_Offset offset = view ? 0 : request.view_disp;
-        IoTimer timer(stats);
+        IoTimer timer(stats, st.io_timer_running);
         if (dir == Direction::Read)
             check_mpi(individual ? MPI_File_read_at(file->fh, offset, request.mem_base, request.mem_count,
                                                     request.mem, &status)

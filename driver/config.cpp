@@ -50,6 +50,7 @@ constexpr Choices<CommChoice, 2> kComm{{{"world", CommChoice::World}, {"self", C
 constexpr Choices<SyncPolicy, 3> kSync{
     {{"auto", SyncPolicy::Auto}, {"flush", SyncPolicy::Flush}, {"never", SyncPolicy::Never}}};
 constexpr Choices<StatsMode, 2> kStats{{{"off", StatsMode::Off}, {"summary", StatsMode::Summary}}};
+constexpr Choices<bool, 2> kOnOff{{{"on", true}, {"off", false}}};
 constexpr Choices<CollectiveRoute, 3> kRoute{{{"auto", CollectiveRoute::Auto},
                                               {"collective", CollectiveRoute::Collective},
                                               {"independent", CollectiveRoute::Independent}}};
@@ -157,6 +158,14 @@ const std::vector<KeySpec> &key_table() {
          "of issuing a call per piece",
          [](Config &c, const std::string &k, const std::string &v) { c.sieve_gap = parse_bytes(k, v); },
          [](const Config &c) { return std::to_string(c.sieve_gap); }},
+        {"view_writes", "on | off", "on",
+         "independent writes of many small byte runs that no other rank's bytes may be bridged for (8 runs "
+         "or "
+         "more) go as one `MPI_File_write_at` through a file view of the rank's own handle instead of a call "
+         "per run, writing no byte between the runs (not in MPI atomic mode, nor where writes need "
+         "`MPI_File_sync` to be visible); `off`: a call per run",
+         [](Config &c, const std::string &k, const std::string &v) { c.view_writes = choose(k, v, kOnOff); },
+         [](const Config &c) { return name_of(c.view_writes, kOnOff); }},
         {"chunk_opt", "default | linked | multi", "", "overrides `H5Pset_dxpl_mpio_chunk_opt`",
          [](Config &c, const std::string &k, const std::string &v) { c.chunk_opt = choose(k, v, kChunkOpt); },
          [](const Config &c) { return c.chunk_opt ? name_of(*c.chunk_opt, kChunkOpt) : "-"; }},

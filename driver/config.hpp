@@ -39,6 +39,9 @@ struct Config {
     std::size_t staging_buffer = std::size_t{4} << 20;
     std::size_t sieve_gap = 4096;
     CollectiveRoute collective_route = CollectiveRoute::Auto;
+    // Independent writes of many small runs as one call through the rank's own file view
+    // (view_writer.hpp).
+    bool view_writes = true;
     // Collective chunk I/O knobs; when set they override the application's DXPL
     // (H5Pset_dxpl_mpio_chunk_opt, _num, _ratio). See chunkio/decision.hpp.
     enum class ChunkOpt { Default, Linked, Multi };

@@ -34,6 +34,8 @@ struct Scratch {
     std::vector<std::size_t> group_start;          // first piece of each address
     std::vector<selection::Piece> typed;           // pieces with their datatypes
     std::vector<std::int64_t> exchange;            // every rank's words of the route exchange
+    std::vector<int> view_lengths;                 // a view write's run lengths (view_writer.hpp)
+    std::vector<MPI_Aint> view_offsets;            // and their offsets from the first run
 };
 
 // Everything but the two members HDF5 may look at directly.
@@ -65,6 +67,11 @@ struct FileState {
     // ends its two-phase write with an allreduce for this reason).
     MPI_Request pending_barrier = MPI_REQUEST_NULL;
     Stats stats{};
+    bool io_timer_running = false; // an IoTimer is measuring (stats.hpp)
+    // This rank's own handle on the file, for view writes (view_writer.hpp): opened on first use;
+    // view_handle_unusable once opening it failed (run-by-run writes from then on).
+    MPI_File view_handle = MPI_FILE_NULL;
+    bool view_handle_unusable = false;
     Scratch scratch;
     selection::TypeCache type_cache; // derived types by selection shape (time-step loops)
 };

@@ -3,6 +3,7 @@
 #include "failed_writes.hpp"
 #include "file.hpp"
 #include "mpi_runtime.hpp"
+#include "view_writer.hpp"
 
 #include <H5FDmpi.h>
 
@@ -258,6 +259,7 @@ void close_file(File *file) {
     std::optional<Error> error;
     if (state->config.stats == StatsMode::Summary)
         error = capture([&] { print_stats_summary(comm, state->rank, state->name, state->stats); });
+    close_view_handle(*state);
     const int code = MPI_File_close(&file->fh);
     if (!error && code != MPI_SUCCESS)
         error = Error(ErrorKind::Mpi,

@@ -4,6 +4,7 @@
 #include "failed_writes.hpp"
 #include "file.hpp"
 #include "hdf5_internals.hpp"
+#include "view_writer.hpp"
 
 #include <algorithm>
 
@@ -63,7 +64,8 @@ void flush_file(File *file, bool closing) {
     if (closing || st.read_only || st.config.sync == SyncPolicy::Never)
         return;
     std::optional<Error> error = capture([&] {
-        IoTimer timer(st.stats);
+        IoTimer timer(st.stats, st.io_timer_running);
+        sync_view_handle(st);
         check_mpi(MPI_File_sync(file->fh), "MPI_File_sync");
         ++st.stats.syncs;
     });

@@ -2,6 +2,7 @@
 #include "run_io.hpp"
 
 #include "selection/mpi_build.hpp"
+#include "view_writer.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -11,7 +12,14 @@
 namespace mpiio {
 namespace {
 
+// Local. The bytes a call moved, in items of `type` (bytes for MPI_BYTE, which MPI_Get_count
+// answers with less work than MPI_Get_elements_x).
 MPI_Count elements(const MPI_Status &status, MPI_Datatype type) {
+    if (type == MPI_BYTE) {
+        int n = 0;
+        check_mpi(MPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count");
+        return n == MPI_UNDEFINED ? 0 : n;
+    }
     MPI_Count n = 0;
     check_mpi(MPI_Get_elements_x(&status, type, &n), "MPI_Get_elements_x");
     return n == MPI_UNDEFINED ? 0 : n;
@@ -26,7 +34,7 @@ size_t move_at(File *file, Direction dir, haddr_t addr, void *buf, int count, MP
         throw Error(ErrorKind::Config, "file address out of range for MPI-IO");
     MPI_Status status{};
     {
-        IoTimer timer(st.stats);
+        IoTimer timer(st.stats, st.io_timer_running);
         const auto offset = static_cast<MPI_Offset>(addr);
         if (dir == Direction::Read)
             check_mpi(MPI_File_read_at(file->fh, offset, buf, count, mem_type, &status), "MPI_File_read_at");
@@ -61,9 +69,13 @@ size_t independent_transfer(File *file, Direction dir, haddr_t addr, void *buf, 
 }
 
 size_t independent_bytes(File *file, Direction dir, haddr_t addr, char *buf, size_t bytes) {
-    // MPI counts are int: larger ranges go as one derived type of 1 GiB blocks.
-    const selection::TypeSpec run = selection::contiguous_spec(0, static_cast<MPI_Count>(bytes));
-    const size_t moved = move_at(file, dir, addr, buf, run.count, run.type, bytes);
+    size_t moved = 0;
+    if (bytes <= static_cast<size_t>(INT_MAX)) {
+        moved = move_at(file, dir, addr, buf, static_cast<int>(bytes), MPI_BYTE, bytes);
+    } else { // MPI counts are int: larger ranges go as one derived type of 1 GiB blocks
+        const selection::TypeSpec run = selection::contiguous_spec(0, static_cast<MPI_Count>(bytes));
+        moved = move_at(file, dir, addr, buf, run.count, run.type, bytes);
+    }
     if (dir == Direction::Read && moved < bytes)
         std::memset(buf + moved, 0, bytes - moved);
     return moved;
@@ -74,6 +86,11 @@ void independent_runs(File *file, Direction dir, const std::vector<Run> &runs, b
     const size_t staging_limit = st.config.staging_buffer;
     const size_t gap_limit = (dir == Direction::Read || bridge_write_gaps) ? st.config.sieve_gap : 0;
     std::vector<char> &staging = st.scratch.staging; // kept between calls: no fresh pages per request
+    IoTimer timer(st.stats, st.io_timer_running);    // one clock pair for all the runs
+    // Unbridged writes of small runs may go through the rank's own view (asked once: it may open
+    // that handle).
+    const bool view_writes = dir == Direction::Write && gap_limit == 0 && runs.size() >= kViewWriteMinRuns &&
+                             view_writes_usable(file);
     auto small = [](const Run &r) { return r.size < kDirectRunBytes; };
     size_t i = 0;
     while (i < runs.size()) {
@@ -88,6 +105,19 @@ void independent_runs(File *file, Direction dir, const std::vector<Run> &runs, b
             has_gap |= runs[j].addr != end;
             end = runs[j].addr + runs[j].size;
             ++j;
+        }
+        if (j == i + 1 && view_writes && small(runs[i])) {
+            // Small runs that may not be bridged: as many as fit the staging buffer in one call
+            // through the rank's own view, when there are enough of them to pay for it.
+            size_t k = i, payload = 0;
+            while (k < runs.size() && k - i < kViewWriteMaxRuns && small(runs[k]) &&
+                   payload + runs[k].size <= staging_limit)
+                payload += runs[k++].size;
+            if (k - i >= kViewWriteMinRuns) {
+                write_runs_through_view(file, std::span<const Run>(runs.data() + i, k - i));
+                i = k;
+                continue;
+            }
         }
         if (j == i + 1) { // a lone run goes straight from/to the caller's memory
             independent_bytes(file, dir, runs[i].addr, runs[i].buf, runs[i].size);

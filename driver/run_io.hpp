@@ -28,6 +28,11 @@ size_t independent_bytes(File *file, Direction dir, haddr_t addr, char *buf, siz
 // fill under ROMIO, h5perf chunked collective write 0.55x the built-in driver before).
 inline constexpr size_t kDirectRunBytes = size_t{64} << 10;
 
+// Fewest small runs an unbridged write moves as one call through the rank's own view
+// (view_writer.hpp) rather than one call each, and most (a bound on the view's type map).
+inline constexpr size_t kViewWriteMinRuns = 8;
+inline constexpr size_t kViewWriteMaxRuns = size_t{1} << 20;
+
 // Local. Sorted, merged runs with as few MPI calls as the staging buffer allows: small runs
 // separated by at most config.sieve_gap bytes are moved as one range through the staging buffer.
 // Reads always bridge such gaps; writes bridge them (reading the gap and writing it back

@@ -44,6 +44,7 @@ inline const std::vector<KeySpec> &keys() {
         {"staging_buffer", ValueKind::Bytes, {}, 1, SIZE_MAX},
         {"sieve_gap", ValueKind::Bytes, {}, 0, SIZE_MAX},
         {"collective_route", ValueKind::Choice, {"auto", "collective", "independent"}},
+        {"view_writes", ValueKind::Choice, {"on", "off"}},
         {"chunk_opt", ValueKind::Choice, {"default", "linked", "multi"}},
         {"chunk_opt_num", ValueKind::Unsigned, {}, 0, 1u << 30},
         {"chunk_opt_ratio", ValueKind::Unsigned, {}, 0, 100},
@@ -84,6 +85,8 @@ inline void store(Config &config, const std::string &key, const std::string &cho
         config.collective_route = choice == "collective"    ? mpiio::CollectiveRoute::Collective
                                   : choice == "independent" ? mpiio::CollectiveRoute::Independent
                                                             : mpiio::CollectiveRoute::Auto;
+    else if (key == "view_writes")
+        config.view_writes = choice == "on";
     else if (key == "chunk_opt")
         config.chunk_opt = choice == "linked" ? CO::Linked : choice == "multi" ? CO::Multi : CO::Default;
     else if (key == "chunk_opt_num")
@@ -110,6 +113,8 @@ inline std::string difference(const Config &got, const Config &want) {
         return "sieve_gap " + std::to_string(got.sieve_gap) + " != " + std::to_string(want.sieve_gap);
     if (got.collective_route != want.collective_route)
         return "collective_route";
+    if (got.view_writes != want.view_writes)
+        return "view_writes";
     if (got.chunk_opt != want.chunk_opt)
         return "chunk_opt " + opt(got.chunk_opt) + " != " + opt(want.chunk_opt);
     if (got.chunk_opt_num != want.chunk_opt_num)

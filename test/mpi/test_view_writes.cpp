@@ -1,0 +1,161 @@
+// Independent writes of many small runs as one call through the rank's own file view
+// (driver/view_writer.hpp): never a byte between the runs is written, so ranks writing interleaved
+// elements at the same time all keep their bytes; the view is used where it may be (8 runs or
+// more, not in MPI atomic mode, not with view_writes=off) and the file equals the built-in
+// driver's.
+#include "common.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace {
+
+using namespace mpiio_test;
+
+constexpr hsize_t kPerRank = 20000; // interleaved elements per rank
+constexpr int kRounds = 12;
+
+// Element k * s + r of the dataset belongs to rank r: the ranks' elements interleave one by one,
+// so every rank's file extent covers every other rank's elements.
+struct Interleaved {
+    Hid file, dset, fspace, mine, mspace;
+};
+
+Interleaved open_interleaved(Driver d, const std::string &path, const char *config) {
+    const int rank = world_rank(), size = world_size();
+    Interleaved f;
+    FaplOptions options;
+    options.config = config;
+    Hid fapl = make_fapl(d, options);
+    f.file = Hid(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    const hsize_t dims[1] = {kPerRank * static_cast<hsize_t>(size)};
+    f.fspace = Hid(H5Screate_simple(1, dims, nullptr));
+    f.dset = Hid(H5Dcreate2(f.file, "d", H5T_STD_I32LE, f.fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    const hsize_t start[1] = {static_cast<hsize_t>(rank)}, stride[1] = {static_cast<hsize_t>(size)},
+                  count[1] = {kPerRank};
+    f.mine = Hid(H5Scopy(f.fspace));
+    H5Sselect_hyperslab(f.mine, H5S_SELECT_SET, start, stride, count, nullptr);
+    f.mspace = Hid(H5Screate_simple(1, count, nullptr));
+    return f;
+}
+
+// The values of round `round` for this rank's elements.
+std::vector<int> round_values(int round) {
+    const int rank = world_rank(), size = world_size();
+    return values_at<int>(hyperslab_indices({kPerRank * static_cast<hsize_t>(size)},
+                                            {static_cast<hsize_t>(rank)}, {static_cast<hsize_t>(size)},
+                                            {kPerRank}),
+                          round);
+}
+
+// Writes this rank's elements with H5Dwrite calls of `per_call` elements each (the last may be
+// shorter). Local.
+bool write_in_calls(const Interleaved &f, hid_t dxpl, const std::vector<int> &values, hsize_t per_call) {
+    const int rank = world_rank(), size = world_size();
+    for (hsize_t first = 0; first < kPerRank; first += per_call) {
+        const hsize_t n = std::min(per_call, kPerRank - first);
+        const hsize_t start[1] = {first * static_cast<hsize_t>(size) + static_cast<hsize_t>(rank)},
+                      stride[1] = {static_cast<hsize_t>(size)}, count[1] = {n};
+        Hid sel(H5Scopy(f.fspace));
+        Hid mem(H5Screate_simple(1, count, nullptr));
+        if (H5Sselect_hyperslab(sel, H5S_SELECT_SET, start, stride, count, nullptr) < 0 ||
+            H5Dwrite(f.dset, H5T_NATIVE_INT, mem, sel, dxpl, values.data() + first) < 0)
+            return false;
+    }
+    return true;
+}
+
+// Every rank writes its interleaved elements at the same moment, independently, round after
+// round: rank 0 in calls of 7 elements (below the view threshold: a plain MPI_File_write_at per
+// element, which takes no lock), the others in one call each (a view write). After each round every
+// element must hold its own rank's value of that round. A view write that rewrote the bytes
+// between its runs (data sieving: read the extent, merge, write it back, under an fcntl lock that
+// plain writes ignore) would put back rank 0's values of the previous round.
+TEST(ViewWrites, ConcurrentInterleavedIndependentWritesKeepEveryRanksBytes) {
+    const int size = world_size();
+    const std::string dir = test_dir();
+    for (const char *config : {"view_writes=on", "view_writes=off"}) {
+        for (Driver d : kDrivers) {
+            SCOPED_TRACE(std::string(driver_name(d)) + " " + config);
+            const std::string path = path_in(dir, std::string("interleaved-") + config, d);
+            {
+                Interleaved f = open_interleaved(d, path, config);
+                ASSERT_TRUE(all_ranks(f.dset.valid()));
+                Hid indep = make_dxpl(H5FD_MPIO_INDEPENDENT);
+                for (int round = 1; round <= kRounds; ++round) {
+                    const std::vector<int> values = round_values(round);
+                    MPI_Barrier(MPI_COMM_WORLD);
+                    ASSERT_TRUE(
+                        all_ranks(write_in_calls(f, indep, values, world_rank() == 0 ? 7 : kPerRank)));
+                    MPI_Barrier(MPI_COMM_WORLD);
+                    std::vector<int> back(kPerRank, -1);
+                    ASSERT_GE(H5Dread(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, back.data()), 0);
+                    ASSERT_TRUE(all_ranks(back == values))
+                        << "round " << round
+                        << ": a rank's elements were overwritten by another rank's write";
+                }
+                if (d == Driver::Mpiio) {
+                    const auto s = stats_of(f.file);
+                    const bool on = std::string(config) == "view_writes=on";
+                    // Rank 0 writes 7 runs per call; a lone rank bridges its gaps (nobody else
+                    // writes): neither needs a view.
+                    EXPECT_EQ(s.view_writes > 0, on && size > 1 && world_rank() != 0)
+                        << "view writes: " << s.view_writes;
+                }
+            }
+            EXPECT_TRUE(dataset_equals_on_rank0(
+                path, "d", expected_dataset<int>(kPerRank * static_cast<hsize_t>(size), kRounds)));
+        }
+    }
+}
+
+// The view is for 8 runs or more: fewer go a call each. In MPI atomic mode every write goes through
+// the shared handle (a second handle would not be atomic with it). Both give the built-in
+// driver's file.
+TEST(ViewWrites, UsedOnlyWhereItMayBe) {
+    const int size = world_size();
+    if (size == 1)
+        GTEST_SKIP() << "one rank bridges its gaps: no view writes to check";
+    const std::string dir = test_dir();
+    for (Driver d : kDrivers) {
+        const std::string path = path_in(dir, "where", d);
+        {
+            Interleaved f = open_interleaved(d, path, nullptr);
+            ASSERT_TRUE(all_ranks(f.dset.valid()));
+            Hid indep = make_dxpl(H5FD_MPIO_INDEPENDENT);
+            const std::vector<int> all = round_values(0);
+            // 7 elements: below the threshold.
+            const hsize_t start[1] = {static_cast<hsize_t>(world_rank())},
+                          stride[1] = {static_cast<hsize_t>(size)}, seven[1] = {7};
+            Hid few(H5Scopy(f.fspace));
+            H5Sselect_hyperslab(few, H5S_SELECT_SET, start, stride, seven, nullptr);
+            Hid few_mem(H5Screate_simple(1, seven, nullptr));
+            H5FD_mpiio_stats_t s0{}, s1{}, s2{}, s3{};
+            if (d == Driver::Mpiio)
+                s0 = stats_of(f.file);
+            ASSERT_GE(H5Dwrite(f.dset, H5T_NATIVE_INT, few_mem, few, indep, all.data()), 0);
+            if (d == Driver::Mpiio) {
+                s1 = stats_of(f.file);
+                EXPECT_EQ(s1.view_writes, s0.view_writes) << "7 runs went through the view";
+                EXPECT_EQ(s1.independent_writes - s0.independent_writes, 7u);
+            }
+            ASSERT_TRUE(all_ranks(H5Fset_mpi_atomicity(f.file, true) >= 0)) << error_stack_text();
+            ASSERT_GE(H5Dwrite(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, all.data()), 0);
+            if (d == Driver::Mpiio) {
+                s2 = stats_of(f.file);
+                EXPECT_EQ(s2.view_writes, s1.view_writes) << "a view write in atomic mode";
+            }
+            ASSERT_TRUE(all_ranks(H5Fset_mpi_atomicity(f.file, false) >= 0)) << error_stack_text();
+            const std::vector<int> again = round_values(3);
+            ASSERT_GE(H5Dwrite(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, again.data()), 0);
+            if (d == Driver::Mpiio) {
+                s3 = stats_of(f.file);
+                EXPECT_EQ(s3.view_writes, s2.view_writes + 1) << "20000 runs did not go as one view write";
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+    }
+    EXPECT_EQ(compare_files(path_in(dir, "where", Driver::Mpio), path_in(dir, "where", Driver::Mpiio)), "");
+}
+
+} // namespace

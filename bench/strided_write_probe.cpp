@@ -1,14 +1,15 @@
-// strided_write_probe: what an independent strided write costs in raw MPI-IO, and why mpiio still
-// writes one run per MPI call (issue 10: "find a way to issue few MPI calls without writing bytes
-// outside the rank's own selection, or show why it is unsafe").
+// strided_write_probe: what an independent strided write costs in raw MPI-IO, three ways (issue 10:
+// "find a way to issue few MPI calls without writing bytes outside the rank's own selection, or
+// show why it is unsafe"). mpiio uses the second (driver/view_writer.hpp); test/mpi's
+// mpi.view_writes shows why the third is unsafe.
 //
 // Each rank owns a region of N elements of 8 bytes at a stride of 16 (h5bench CONTIG/STRIDED as
 // the bench's cs1d: every other element) and writes its elements three ways, alternating:
-//   per-run     MPI_File_write_at per element on the shared handle: what mpio and mpiio do for an
-//               independent strided H5Dwrite;
+//   per-run     MPI_File_write_at per element on the shared handle: what mpio does for an
+//               independent strided H5Dwrite (and mpiio with view_writes=off);
 //   one-call    one MPI_File_write_at through a strided file view on a handle of the rank's own
 //               (MPI_COMM_SELF: a view change there is local), ROMIO's write sieving disabled, so
-//               no byte outside the selection is written;
+//               no byte outside the selection is written (mpiio's view writes);
 //   sieved      the same with the layer's default hints: ROMIO reads the extent, merges the
 //               elements and writes the extent back (holes included) under an fcntl lock.
 // After each method every rank checks its region: its elements written, the holes unchanged.

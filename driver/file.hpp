@@ -54,6 +54,9 @@ struct FileState {
     // all ranks).
     haddr_t known_size = 0;
     bool sync_after_collective_write = false; // MPI-IO layer needs MPI_File_sync for visibility
+    // The same fact whatever the sync policy: writes through one handle become visible to
+    // another only after MPI_File_sync (then no view writes: view_writer.hpp).
+    bool writes_need_sync_to_be_visible = false;
     bool read_only = false;
     // A write of this rank that failed where no agreement followed (independent calls); every
     // rank fails the file's next collective step with it, so no rank goes on believing the data
@@ -68,8 +71,10 @@ struct FileState {
     MPI_Request pending_barrier = MPI_REQUEST_NULL;
     Stats stats{};
     bool io_timer_running = false; // an IoTimer is measuring (stats.hpp)
-    // This rank's own handle on the file, for view writes (view_writer.hpp): opened on first use;
+    // This rank's own handle on the file, for view writes (view_writer.hpp): opened on first use,
+    // by the path resolved at open (a later chdir must not change which file it opens);
     // view_handle_unusable once opening it failed (run-by-run writes from then on).
+    std::string view_path;
     MPI_File view_handle = MPI_FILE_NULL;
     bool view_handle_unusable = false;
     Scratch scratch;

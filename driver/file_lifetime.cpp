@@ -111,11 +111,10 @@ Info hints_in_effect(MPI_File fh, MPI_Info requested) {
     return in_effect;
 }
 
-// Local. Whether writes become visible to other ranks only after MPI_File_sync, as the built-in
-// driver decides it: ROMIO's romio_visibility_immediate hint, overridden by HDF5_DO_MPI_FILE_SYNC.
-bool needs_sync_after_collective_write(MPI_Info hints, SyncPolicy policy) {
-    if (policy != SyncPolicy::Auto)
-        return false;
+// Local. Whether writes become visible to other ranks (and handles) only after MPI_File_sync, as
+// the built-in driver decides it: ROMIO's romio_visibility_immediate hint, overridden by
+// HDF5_DO_MPI_FILE_SYNC.
+bool writes_need_sync_to_be_visible(MPI_Info hints) {
     bool required = false;
     char value[MPI_MAX_INFO_VAL + 1] = {};
     int present = 0;
@@ -131,13 +130,31 @@ bool needs_sync_after_collective_write(MPI_Info hints, SyncPolicy policy) {
     return required;
 }
 
+// Local. Whether `name` starts with an MPI-IO file system prefix ("ufs:", "lustre:", ...).
+bool has_mpiio_prefix(const std::string &name) {
+    const auto colon = name.find(':');
+    return colon != std::string::npos && colon > 1 && name.find('/') > colon;
+}
+
+// Local. The path the rank's own handle opens later (view writes): absolute, so that a chdir
+// after the open cannot make it another file; names with an MPI-IO prefix as given.
+std::string resolved_path(const std::string &name) {
+    if (has_mpiio_prefix(name))
+        return name;
+    char *resolved = ::realpath(name.c_str(), nullptr);
+    if (resolved == nullptr)
+        return name;
+    std::string path(resolved);
+    std::free(resolved);
+    return path;
+}
+
 // Local. Why this rank could not open `name` as `flags` ask, checked with the operating system
 // before the collective MPI_File_open: when only some ranks fail inside MPI_File_open, OMPIO
 // leaves every rank waiting in its own internal collectives. Names with an MPI-IO prefix
 // ("ufs:", "lustre:", ...) are left to the MPI-IO layer.
 std::optional<Error> access_problem(const std::string &name, unsigned flags) {
-    const auto colon = name.find(':');
-    if (colon != std::string::npos && colon > 1 && name.find('/') > colon)
+    if (has_mpiio_prefix(name))
         return std::nullopt;
     auto failure = [&](const std::string &what, int err) {
         return Error(ErrorKind::Io, "cannot open '" + name + "' " + what + ": " + std::strerror(err));
@@ -237,8 +254,10 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
             size = 0;
         }
         state->info = hints_in_effect(opened.fh, requested.get());
+        state->writes_need_sync_to_be_visible = writes_need_sync_to_be_visible(state->info.get());
         state->sync_after_collective_write =
-            needs_sync_after_collective_write(state->info.get(), state->config.sync);
+            state->config.sync == SyncPolicy::Auto && state->writes_need_sync_to_be_visible;
+        state->view_path = resolved_path(name);
     });
 
     state->eof = static_cast<haddr_t>(size);
@@ -259,7 +278,9 @@ void close_file(File *file) {
     std::optional<Error> error;
     if (state->config.stats == StatsMode::Summary)
         error = capture([&] { print_stats_summary(comm, state->rank, state->name, state->stats); });
-    close_view_handle(*state);
+    std::optional<Error> view_error = close_view_handle(*state);
+    if (!error)
+        error = std::move(view_error);
     const int code = MPI_File_close(&file->fh);
     if (!error && code != MPI_SUCCESS)
         error = Error(ErrorKind::Mpi,

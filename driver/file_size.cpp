@@ -63,12 +63,16 @@ void flush_file(File *file, bool closing) {
     // driver); read-only files have nothing to sync.
     if (closing || st.read_only || st.config.sync == SyncPolicy::Never)
         return;
-    std::optional<Error> error = capture([&] {
-        IoTimer timer(st.stats, st.io_timer_running);
-        sync_view_handle(st);
+    IoTimer timer(st.stats, st.io_timer_running);
+    // The rank's own handle (view writes) first, on its own: MPI_File_sync on the shared handle is
+    // collective and must be reached by every rank whatever that one gives.
+    std::optional<Error> error = capture([&] { sync_view_handle(st); });
+    std::optional<Error> shared_error = capture([&] {
         check_mpi(MPI_File_sync(file->fh), "MPI_File_sync");
         ++st.stats.syncs;
     });
+    if (!error)
+        error = std::move(shared_error);
     agree(st.comm.get(), with_failed_write(st, error));
 }
 

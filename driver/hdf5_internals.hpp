@@ -32,6 +32,8 @@
 // library's thread inside a driver callback: they read the calling thread's top context.
 #pragma once
 
+#include "selection/space_info.hpp"
+
 #include <mpi.h>
 
 #include <hdf5.h>
@@ -77,6 +79,10 @@ bool file_flushing();
 bool install_dataspace_reader(void *libhdf5);
 // true once install_dataspace_reader succeeded.
 bool dataspace_reader_installed();
+// The installed SpaceInfoSource: the public queries' answers without their API entries; false
+// (the public API is asked then) for anything unexpected, such as an id that is not a dataspace,
+// or before install_dataspace_reader.
+bool read_dataspace(hid_t space, selection::SpaceInfo &out);
 
 // --- 3. DXPL chunk knobs ---------------------------------------------------------------------
 // The application's H5Pset_dxpl_mpio_chunk_opt / _num / _ratio settings, one property each (the

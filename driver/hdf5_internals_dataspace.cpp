@@ -36,9 +36,16 @@ struct DataspaceFunctions {
 
 DataspaceFunctions g_fns;
 
-// Local. The public queries' answers without their API entries; false (the public API is asked
-// then) for anything unexpected, such as an id that is not a dataspace.
-bool read_space_info(hid_t space_id, selection::SpaceInfo &out) {
+template <class Fn> bool resolve_symbol(void *lib, const char *name, Fn &out) {
+    out = reinterpret_cast<Fn>(dlsym(lib, name));
+    return out != nullptr;
+}
+
+} // namespace
+
+bool read_dataspace(hid_t space_id, selection::SpaceInfo &out) {
+    if (g_fns.object_verify == nullptr)
+        return false;
     auto *space = static_cast<H5S_t *>(g_fns.object_verify(space_id, H5I_DATASPACE));
     if (space == nullptr)
         return false;
@@ -62,13 +69,6 @@ bool read_space_info(hid_t space_id, selection::SpaceInfo &out) {
     return true;
 }
 
-template <class Fn> bool resolve_symbol(void *lib, const char *name, Fn &out) {
-    out = reinterpret_cast<Fn>(dlsym(lib, name));
-    return out != nullptr;
-}
-
-} // namespace
-
 bool install_dataspace_reader(void *libhdf5) {
     DataspaceFunctions fns;
     const bool all = resolve_symbol(libhdf5, "H5I_object_verify", fns.object_verify) &&
@@ -80,7 +80,7 @@ bool install_dataspace_reader(void *libhdf5) {
     if (!all) // the public API keeps answering: slower, never wrong
         return false;
     g_fns = fns;
-    selection::set_space_info_source(read_space_info);
+    selection::set_space_info_source(read_dataspace);
     return true;
 }
 

@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 namespace mpiio {
 namespace {
@@ -87,10 +88,11 @@ void independent_runs(File *file, Direction dir, const std::vector<Run> &runs, b
     const size_t gap_limit = (dir == Direction::Read || bridge_write_gaps) ? st.config.sieve_gap : 0;
     std::vector<char> &staging = st.scratch.staging; // kept between calls: no fresh pages per request
     IoTimer timer(st.stats, st.io_timer_running);    // one clock pair for all the runs
-    // Unbridged writes of small runs may go through the rank's own view (asked once: it may open
-    // that handle).
-    const bool view_writes = dir == Direction::Write && gap_limit == 0 && runs.size() >= kViewWriteMinRuns &&
-                             view_writes_usable(file);
+    // Unbridged writes of small runs may go through the rank's own view: asked when the first
+    // batch of them shows up (the answer may open that handle), then kept.
+    const bool view_candidate = dir == Direction::Write && gap_limit == 0 && runs.size() >= kViewWriteMinRuns;
+    std::optional<bool> view_writes;
+    const size_t view_payload_limit = std::min<size_t>(staging_limit, INT_MAX);
     auto small = [](const Run &r) { return r.size < kDirectRunBytes; };
     size_t i = 0;
     while (i < runs.size()) {
@@ -106,17 +108,24 @@ void independent_runs(File *file, Direction dir, const std::vector<Run> &runs, b
             end = runs[j].addr + runs[j].size;
             ++j;
         }
-        if (j == i + 1 && view_writes && small(runs[i])) {
+        if (j == i + 1 && view_candidate && small(runs[i]) && view_writes.value_or(true)) {
             // Small runs that may not be bridged: as many as fit the staging buffer in one call
-            // through the rank's own view, when there are enough of them to pay for it.
-            size_t k = i, payload = 0;
+            // through the rank's own view, when there are enough of them to pay for it. A run
+            // overlapping the previous one (a point selected twice) ends the batch: MPI file
+            // views must not overlap.
+            size_t k = i + 1, payload = runs[i].size;
             while (k < runs.size() && k - i < kViewWriteMaxRuns && small(runs[k]) &&
-                   payload + runs[k].size <= staging_limit)
+                   runs[k].addr >= runs[k - 1].addr + runs[k - 1].size &&
+                   payload + runs[k].size <= view_payload_limit)
                 payload += runs[k++].size;
             if (k - i >= kViewWriteMinRuns) {
-                write_runs_through_view(file, std::span<const Run>(runs.data() + i, k - i));
-                i = k;
-                continue;
+                if (!view_writes)
+                    view_writes = view_writes_usable(file);
+                if (*view_writes) {
+                    write_runs_through_view(file, std::span<const Run>(runs.data() + i, k - i));
+                    i = k;
+                    continue;
+                }
             }
         }
         if (j == i + 1) { // a lone run goes straight from/to the caller's memory

@@ -1,5 +1,7 @@
 // Independent transfers: contiguous file ranges and byte runs moved with MPI_File_{read,write}_at.
-// They never change the file view (that is a collective call), so any rank may call them alone.
+// They never change the shared handle's file view (that is a collective call), so any rank may
+// call them alone; many small runs of a write may go through a view of the rank's own handle
+// (view_writer.hpp).
 #pragma once
 
 #include "file.hpp"
@@ -36,7 +38,8 @@ inline constexpr size_t kViewWriteMaxRuns = size_t{1} << 20;
 // Local. Sorted, merged runs with as few MPI calls as the staging buffer allows: small runs
 // separated by at most config.sieve_gap bytes are moved as one range through the staging buffer.
 // Reads always bridge such gaps; writes bridge them (reading the gap and writing it back
-// unchanged) only when `bridge_write_gaps` says no other process writes there meanwhile.
+// unchanged) only when `bridge_write_gaps` says no other process writes there meanwhile, and
+// otherwise move kViewWriteMinRuns or more small runs as one call through the rank's own view.
 void independent_runs(File *file, Direction dir, const std::vector<Run> &runs, bool bridge_write_gaps);
 
 // Local. The part of a buffer described by (count, type) that lies past its first `done` bytes,

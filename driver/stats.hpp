@@ -13,8 +13,9 @@ namespace mpiio {
 using Stats = H5FD_mpiio_stats_t;
 
 // Measures wall time spent in MPI-IO data calls. An operation that makes a call per byte run
-// holds one timer around all of them; the timers of its calls then see `running` and read no
-// clock (two clock reads per call cost about a twentieth of a tiny MPI_File_write_at).
+// holds one timer around all of them (so its staging copies and datatype building count too);
+// the timers of its calls then see `running` and read no clock (two clock reads per call cost
+// about a twentieth of a tiny MPI_File_write_at).
 class IoTimer {
 public:
     IoTimer(Stats &stats, bool &running) : stats_(stats), running_(running), outer_(!running) {

@@ -11,19 +11,61 @@ namespace {
 constexpr char kNative[] = "native";
 
 // Local. The rank's own write handle, opened on first use (MPI_COMM_SELF: nobody else takes
-// part); MPI_FILE_NULL when it cannot be opened, then and from then on.
+// part) with the file's hints and write sieving disabled; MPI_FILE_NULL when it cannot be opened,
+// then and from then on (the caller writes run by run).
 MPI_File own_handle(FileState &st) {
     if (st.view_handle != MPI_FILE_NULL || st.view_handle_unusable)
         return st.view_handle;
     Info hints;
-    check_mpi(MPI_Info_create(hints.out()), "MPI_Info_create");
+    check_mpi(MPI_Info_dup(st.info.get(), hints.out()), "MPI_Info_dup");
     check_mpi(MPI_Info_set(hints.get(), "romio_ds_write", "disable"), "MPI_Info_set");
-    if (MPI_File_open(MPI_COMM_SELF, st.name.c_str(), MPI_MODE_WRONLY, hints.get(), &st.view_handle) !=
+    if (MPI_File_open(MPI_COMM_SELF, st.view_path.c_str(), MPI_MODE_WRONLY, hints.get(), &st.view_handle) !=
         MPI_SUCCESS) {
         st.view_handle = MPI_FILE_NULL;
         st.view_handle_unusable = true;
     }
     return st.view_handle;
+}
+
+// Local. Whether the runs' memory is one block, runs[0].buf onwards (a contiguous buffer
+// scattered to a strided file selection: written from where it is, no copy).
+bool memory_contiguous(std::span<const Run> runs) {
+    for (size_t k = 1; k < runs.size(); ++k)
+        if (runs[k].buf != runs[k - 1].buf + runs[k - 1].size)
+            return false;
+    return true;
+}
+
+// Local. The file view of `runs`, offsets from runs[0].addr: an hvector when they have one
+// length at one spacing (a strided hyperslab; MPI builds it in constant time), else an hindexed
+// type (Open MPI allocates and clears a descriptor entry per block: for 4-byte runs a quarter of
+// the whole call's cost).
+Datatype view_type(FileState &st, std::span<const Run> runs) {
+    const haddr_t base = runs.front().addr;
+    const auto spacing = static_cast<MPI_Aint>(runs[1].addr - base);
+    bool regular = true;
+    for (size_t k = 1; k < runs.size() && regular; ++k)
+        regular = runs[k].size == runs[0].size && runs[k].addr - base == k * static_cast<haddr_t>(spacing);
+    Datatype view;
+    if (regular) {
+        check_mpi(MPI_Type_create_hvector(static_cast<int>(runs.size()), static_cast<int>(runs[0].size),
+                                          spacing, MPI_BYTE, view.out()),
+                  "MPI_Type_create_hvector (view write)");
+    } else {
+        std::vector<int> &lengths = st.scratch.view_lengths;
+        std::vector<MPI_Aint> &offsets = st.scratch.view_offsets;
+        lengths.resize(runs.size());
+        offsets.resize(runs.size());
+        for (size_t k = 0; k < runs.size(); ++k) {
+            lengths[k] = static_cast<int>(runs[k].size);
+            offsets[k] = static_cast<MPI_Aint>(runs[k].addr - base);
+        }
+        check_mpi(MPI_Type_create_hindexed(static_cast<int>(runs.size()), lengths.data(), offsets.data(),
+                                           MPI_BYTE, view.out()),
+                  "MPI_Type_create_hindexed (view write)");
+    }
+    check_mpi(MPI_Type_commit(view.ptr()), "MPI_Type_commit (view write)");
+    return view;
 }
 
 } // namespace
@@ -32,7 +74,7 @@ MPI_File own_handle(FileState &st) {
 // and where writes are visible without MPI_File_sync (see the header).
 bool view_writes_usable(File *file) {
     FileState &st = *file->state;
-    if (!st.config.view_writes || st.sync_after_collective_write)
+    if (!st.config.view_writes || st.writes_need_sync_to_be_visible)
         return false;
     int atomic = 0;
     check_mpi(MPI_File_get_atomicity(file->fh, &atomic), "MPI_File_get_atomicity");
@@ -41,48 +83,30 @@ bool view_writes_usable(File *file) {
 
 void write_runs_through_view(File *file, std::span<const Run> runs) {
     FileState &st = *file->state;
-    const MPI_File fh = st.view_handle;
-    std::vector<int> &lengths = st.scratch.view_lengths;
-    std::vector<MPI_Aint> &offsets = st.scratch.view_offsets;
-    std::vector<char> &packed = st.scratch.staging;
-    lengths.resize(runs.size());
-    offsets.resize(runs.size());
     size_t total = 0;
     for (const Run &r : runs)
         total += r.size;
-    if (packed.size() < total)
-        packed.resize(total);
-    const haddr_t base = runs.front().addr;
-    // Runs of one length at one spacing (a strided hyperslab) are an hvector, which MPI builds in
-    // constant time; anything else an hindexed type (Open MPI allocates and clears a descriptor
-    // entry per block: a quarter of the call's cost for 4-byte runs).
-    const MPI_Aint spacing = runs.size() > 1 ? static_cast<MPI_Aint>(runs[1].addr - base) : 0;
-    bool regular = true;
-    size_t at = 0;
-    for (size_t k = 0; k < runs.size(); ++k) {
-        lengths[k] = static_cast<int>(runs[k].size);
-        offsets[k] = static_cast<MPI_Aint>(runs[k].addr - base);
-        regular = regular && runs[k].size == runs[0].size && offsets[k] == static_cast<MPI_Aint>(k) * spacing;
-        std::memcpy(packed.data() + at, runs[k].buf, runs[k].size);
-        at += runs[k].size;
+    const char *data = runs.front().buf;
+    if (!memory_contiguous(runs)) { // gather the runs' bytes in the staging buffer
+        std::vector<char> &packed = st.scratch.staging;
+        if (packed.size() < total)
+            packed.resize(total);
+        size_t at = 0;
+        for (const Run &r : runs) {
+            std::memcpy(packed.data() + at, r.buf, r.size);
+            at += r.size;
+        }
+        data = packed.data();
     }
-    Datatype view;
-    if (regular)
-        check_mpi(
-            MPI_Type_create_hvector(static_cast<int>(runs.size()), lengths[0], spacing, MPI_BYTE, view.out()),
-            "MPI_Type_create_hvector (view write)");
-    else
-        check_mpi(MPI_Type_create_hindexed(static_cast<int>(runs.size()), lengths.data(), offsets.data(),
-                                           MPI_BYTE, view.out()),
-                  "MPI_Type_create_hindexed (view write)");
-    check_mpi(MPI_Type_commit(view.ptr()), "MPI_Type_commit (view write)");
+    const Datatype view = view_type(st, runs);
+    const haddr_t base = runs.front().addr;
     MPI_Status status{};
     {
         IoTimer timer(st.stats, st.io_timer_running);
-        check_mpi(MPI_File_set_view(fh, static_cast<MPI_Offset>(base), MPI_BYTE, view.get(), kNative,
-                                    MPI_INFO_NULL),
+        check_mpi(MPI_File_set_view(st.view_handle, static_cast<MPI_Offset>(base), MPI_BYTE, view.get(),
+                                    kNative, MPI_INFO_NULL),
                   "MPI_File_set_view (own handle)");
-        check_mpi(MPI_File_write_at(fh, 0, packed.data(), static_cast<int>(total), MPI_BYTE, &status),
+        check_mpi(MPI_File_write_at(st.view_handle, 0, data, static_cast<int>(total), MPI_BYTE, &status),
                   "MPI_File_write_at (view write)");
     }
     int moved = 0;
@@ -98,10 +122,15 @@ void write_runs_through_view(File *file, std::span<const Run> runs) {
     st.eof = std::max<haddr_t>(st.eof, runs.back().addr + runs.back().size);
 }
 
-void close_view_handle(FileState &st) {
-    if (st.view_handle != MPI_FILE_NULL && mpi_usable())
-        MPI_File_close(&st.view_handle);
+std::optional<Error> close_view_handle(FileState &st) {
+    if (st.view_handle == MPI_FILE_NULL || !mpi_usable())
+        return std::nullopt;
+    const int code = MPI_File_close(&st.view_handle);
     st.view_handle = MPI_FILE_NULL;
+    if (code == MPI_SUCCESS)
+        return std::nullopt;
+    return Error(ErrorKind::Mpi, "MPI_File_close of this rank's own handle on '" + st.name +
+                                     "' (view writes) failed: " + mpi_error_string(code));
 }
 
 void sync_view_handle(FileState &st) {

@@ -16,6 +16,7 @@
 
 #include "run_io.hpp"
 
+#include <optional>
 #include <span>
 
 namespace mpiio {
@@ -25,14 +26,16 @@ namespace mpiio {
 // caller then writes run by run).
 bool view_writes_usable(File *file);
 
-// Local. Writes `runs` (sorted, disjoint, each at most INT_MAX bytes, payload at most
-// staging_buffer bytes) with one MPI_File_write_at through a view of the rank's own handle,
-// packing the runs' bytes into the staging buffer first. Only after view_writes_usable said yes;
-// throws when the write fails.
+// Local. Writes `runs` (at least two; ascending and disjoint; each under 64 KiB, at most INT_MAX
+// bytes in all) with one MPI_File_write_at through a view of the rank's own handle, straight from
+// the caller's memory when the runs' buffers follow each other, else gathered into the staging
+// buffer (at most staging_buffer bytes). Only after view_writes_usable said yes; throws when the
+// write fails.
 void write_runs_through_view(File *file, std::span<const Run> runs);
 
-// Local. Closes the rank's own handle, if it was opened (file close).
-void close_view_handle(FileState &st);
+// Local. Closes the rank's own handle, if it was opened (file close); its error, if any (a
+// write-back error may show only here).
+std::optional<Error> close_view_handle(FileState &st);
 
 // Local. MPI_File_sync on the rank's own handle, if it was opened (before the shared handle's sync).
 void sync_view_handle(FileState &st);

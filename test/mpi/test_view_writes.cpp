@@ -89,7 +89,8 @@ TEST(ViewWrites, ConcurrentInterleavedIndependentWritesKeepEveryRanksBytes) {
                         all_ranks(write_in_calls(f, indep, values, world_rank() == 0 ? 7 : kPerRank)));
                     MPI_Barrier(MPI_COMM_WORLD);
                     std::vector<int> back(kPerRank, -1);
-                    ASSERT_GE(H5Dread(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, back.data()), 0);
+                    ASSERT_TRUE(all_ranks(
+                        H5Dread(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, back.data()) >= 0));
                     ASSERT_TRUE(all_ranks(back == values))
                         << "round " << round
                         << ": a rank's elements were overwritten by another rank's write";
@@ -133,21 +134,23 @@ TEST(ViewWrites, UsedOnlyWhereItMayBe) {
             H5FD_mpiio_stats_t s0{}, s1{}, s2{}, s3{};
             if (d == Driver::Mpiio)
                 s0 = stats_of(f.file);
-            ASSERT_GE(H5Dwrite(f.dset, H5T_NATIVE_INT, few_mem, few, indep, all.data()), 0);
+            ASSERT_TRUE(all_ranks(H5Dwrite(f.dset, H5T_NATIVE_INT, few_mem, few, indep, all.data()) >= 0));
             if (d == Driver::Mpiio) {
                 s1 = stats_of(f.file);
                 EXPECT_EQ(s1.view_writes, s0.view_writes) << "7 runs went through the view";
                 EXPECT_EQ(s1.independent_writes - s0.independent_writes, 7u);
             }
             ASSERT_TRUE(all_ranks(H5Fset_mpi_atomicity(f.file, true) >= 0)) << error_stack_text();
-            ASSERT_GE(H5Dwrite(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, all.data()), 0);
+            ASSERT_TRUE(
+                all_ranks(H5Dwrite(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, all.data()) >= 0));
             if (d == Driver::Mpiio) {
                 s2 = stats_of(f.file);
                 EXPECT_EQ(s2.view_writes, s1.view_writes) << "a view write in atomic mode";
             }
             ASSERT_TRUE(all_ranks(H5Fset_mpi_atomicity(f.file, false) >= 0)) << error_stack_text();
             const std::vector<int> again = round_values(3);
-            ASSERT_GE(H5Dwrite(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, again.data()), 0);
+            ASSERT_TRUE(
+                all_ranks(H5Dwrite(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, again.data()) >= 0));
             if (d == Driver::Mpiio) {
                 s3 = stats_of(f.file);
                 EXPECT_EQ(s3.view_writes, s2.view_writes + 1) << "20000 runs did not go as one view write";
@@ -156,6 +159,56 @@ TEST(ViewWrites, UsedOnlyWhereItMayBe) {
         }
     }
     EXPECT_EQ(compare_files(path_in(dir, "where", Driver::Mpio), path_in(dir, "where", Driver::Mpiio)), "");
+}
+
+// Uneven runs (blocks of 1, 2 and 3 elements at uneven gaps: the hindexed view) from a memory
+// selection with holes of its own (the runs' bytes gathered first), then H5Fflush (MPI_File_sync
+// on the rank's own handle too) and a read through the shared handle: the built-in driver's file.
+TEST(ViewWrites, UnevenRunsFromStridedMemoryMatchTheBuiltinDriver) {
+    const int rank = world_rank(), size = world_size();
+    const std::string dir = test_dir();
+    constexpr hsize_t kBlocks = 300, kRegion = kBlocks * 10; // per rank; every block fits in 10
+    for (Driver d : kDrivers) {
+        const std::string path = path_in(dir, "uneven", d);
+        Hid fapl = make_fapl(d);
+        Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+        ASSERT_TRUE(all_ranks(file.valid()));
+        const hsize_t dims[1] = {kRegion * static_cast<hsize_t>(size)};
+        Hid fspace(H5Screate_simple(1, dims, nullptr));
+        Hid dset(H5Dcreate2(file, "d", H5T_STD_I32LE, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        ASSERT_TRUE(all_ranks(dset.valid()));
+        // Block b of this rank: 1 + b % 3 elements at element 10 * b + b % 4 of its region.
+        Hid sel(H5Scopy(fspace));
+        H5Sselect_none(sel);
+        std::vector<hsize_t> indices;
+        for (hsize_t b = 0; b < kBlocks; ++b) {
+            const hsize_t start[1] = {kRegion * static_cast<hsize_t>(rank) + 10 * b + b % 4},
+                          count[1] = {1 + b % 3};
+            H5Sselect_hyperslab(sel, H5S_SELECT_OR, start, nullptr, count, nullptr);
+            for (hsize_t k = 0; k < count[0]; ++k)
+                indices.push_back(start[0] + k);
+        }
+        // Memory: every other int of a buffer twice the size.
+        const hsize_t mem_dims[1] = {2 * indices.size()}, mem_start[1] = {0}, mem_stride[1] = {2},
+                      mem_count[1] = {indices.size()};
+        Hid mspace(H5Screate_simple(1, mem_dims, nullptr));
+        H5Sselect_hyperslab(mspace, H5S_SELECT_SET, mem_start, mem_stride, mem_count, nullptr);
+        std::vector<int> buffer(2 * indices.size(), -7);
+        const std::vector<int> values = values_at<int>(indices);
+        for (size_t k = 0; k < values.size(); ++k)
+            buffer[2 * k] = values[k];
+        Hid indep = make_dxpl(H5FD_MPIO_INDEPENDENT);
+        const H5FD_mpiio_stats_t before = d == Driver::Mpiio ? stats_of(file) : H5FD_mpiio_stats_t{};
+        ASSERT_TRUE(all_ranks(H5Dwrite(dset, H5T_NATIVE_INT, mspace, sel, indep, buffer.data()) >= 0));
+        if (d == Driver::Mpiio)
+            EXPECT_EQ(stats_of(file).view_writes - before.view_writes, size > 1 ? 1u : 0u);
+        ASSERT_TRUE(all_ranks(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0)) << error_stack_text();
+        std::vector<int> back(2 * indices.size(), -1);
+        ASSERT_TRUE(all_ranks(H5Dread(dset, H5T_NATIVE_INT, mspace, sel, indep, back.data()) >= 0));
+        for (size_t k = 0; k < values.size(); ++k)
+            EXPECT_EQ(back[2 * k], values[k]) << "element " << indices[k];
+    }
+    EXPECT_EQ(compare_files(path_in(dir, "uneven", Driver::Mpio), path_in(dir, "uneven", Driver::Mpiio)), "");
 }
 
 } // namespace

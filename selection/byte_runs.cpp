@@ -11,10 +11,14 @@ namespace mpiio::selection {
 
 void append_byte_runs(const SelectionPiece &p, std::vector<ByteRun> &runs, bool &ordered) {
     const hid_t mem_space = p.mem_space == H5S_ALL ? p.file_space : p.mem_space;
-    SequenceReader file(p.file_space, p.element_size);
+    const SpaceInfo file_info = query_space(p.file_space, p.element_size);
+    SequenceReader file(p.file_space, file_info, p.element_size);
     std::optional<SequenceReader> mem;
     if (mem_space != H5S_BLOCK) {
-        mem.emplace(mem_space, p.element_size);
+        if (mem_space == p.file_space) // H5S_ALL: the same selection, asked once
+            mem.emplace(mem_space, file_info, p.element_size);
+        else
+            mem.emplace(mem_space, p.element_size);
         if (mem->total_bytes() != file.total_bytes())
             throw Error(ErrorKind::Selection,
                         "the file selection holds " +

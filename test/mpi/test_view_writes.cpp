@@ -15,22 +15,31 @@ using namespace mpiio_test;
 constexpr hsize_t kPerRank = 20000; // interleaved elements per rank
 constexpr int kRounds = 12;
 
+// A new file with one 1-D dataset "d" of `n` ints. Collective.
+struct IntFile {
+    Hid file, fspace, dset;
+};
+IntFile create_int_file(Driver d, const std::string &path, hsize_t n, const char *config = nullptr) {
+    IntFile f;
+    FaplOptions options;
+    options.config = config;
+    Hid fapl = make_fapl(d, options);
+    f.file = Hid(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    f.fspace = Hid(H5Screate_simple(1, &n, nullptr));
+    f.dset = Hid(H5Dcreate2(f.file, "d", H5T_STD_I32LE, f.fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    return f;
+}
+
 // Element k * s + r of the dataset belongs to rank r: the ranks' elements interleave one by one,
 // so every rank's file extent covers every other rank's elements.
-struct Interleaved {
-    Hid file, dset, fspace, mine, mspace;
+struct Interleaved : IntFile {
+    Hid mine, mspace;
 };
 
 Interleaved open_interleaved(Driver d, const std::string &path, const char *config) {
     const int rank = world_rank(), size = world_size();
     Interleaved f;
-    FaplOptions options;
-    options.config = config;
-    Hid fapl = make_fapl(d, options);
-    f.file = Hid(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
-    const hsize_t dims[1] = {kPerRank * static_cast<hsize_t>(size)};
-    f.fspace = Hid(H5Screate_simple(1, dims, nullptr));
-    f.dset = Hid(H5Dcreate2(f.file, "d", H5T_STD_I32LE, f.fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    static_cast<IntFile &>(f) = create_int_file(d, path, kPerRank * static_cast<hsize_t>(size), config);
     const hsize_t start[1] = {static_cast<hsize_t>(rank)}, stride[1] = {static_cast<hsize_t>(size)},
                   count[1] = {kPerRank};
     f.mine = Hid(H5Scopy(f.fspace));
@@ -170,13 +179,9 @@ TEST(ViewWrites, UnevenRunsFromStridedMemoryMatchTheBuiltinDriver) {
     constexpr hsize_t kBlocks = 300, kRegion = kBlocks * 10; // per rank; every block fits in 10
     for (Driver d : kDrivers) {
         const std::string path = path_in(dir, "uneven", d);
-        Hid fapl = make_fapl(d);
-        Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
-        ASSERT_TRUE(all_ranks(file.valid()));
-        const hsize_t dims[1] = {kRegion * static_cast<hsize_t>(size)};
-        Hid fspace(H5Screate_simple(1, dims, nullptr));
-        Hid dset(H5Dcreate2(file, "d", H5T_STD_I32LE, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-        ASSERT_TRUE(all_ranks(dset.valid()));
+        const IntFile f = create_int_file(d, path, kRegion * static_cast<hsize_t>(size));
+        ASSERT_TRUE(all_ranks(f.dset.valid()));
+        const hid_t file = f.file, fspace = f.fspace, dset = f.dset;
         // Block b of this rank: 1 + b % 3 elements at element 10 * b + b % 4 of its region.
         Hid sel(H5Scopy(fspace));
         H5Sselect_none(sel);

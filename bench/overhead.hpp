@@ -30,4 +30,11 @@ struct OpLoopTimes {
 OpLoopTimes run_h5_op_loop(Driver d, const std::string &path, const OpLoopSpec &spec);
 OpLoopTimes run_raw_op_loop(const std::string &path, const OpLoopSpec &spec);
 
+// Collective. Creates a file holding one small dataset (untimed), then times `cycles` pairs of
+// H5Fopen (read-write) + H5Fclose: what a file costs a driver apart from its data (the driver's
+// open, EOF and truncate, close, and HDF5's own superblock work); microseconds per pair, slowest
+// rank. Deletes the file. The raw loop times MPI_File_open + MPI_File_close pairs.
+double run_h5_open_close_loop(Driver d, const std::string &path, int cycles, const std::string &config);
+double run_raw_open_close_loop(const std::string &path, int cycles);
+
 } // namespace bench

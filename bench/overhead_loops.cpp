@@ -84,7 +84,63 @@ struct H5Loop {
     }
 };
 
+// A file access property list selecting driver `d` (the plugin with `config`, if not empty).
+hid_t make_fapl(Driver d, const std::string &config) {
+    const hid_t fapl = BENCH_H5(H5Pcreate(H5P_FILE_ACCESS));
+    if (d == Driver::Mpio)
+        BENCH_H5(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    else
+        BENCH_H5(H5Pset_fapl_mpiio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                   config.empty() ? nullptr : config.c_str()));
+    return fapl;
+}
+
+// Collective. Untimed warm-up cycles, then `cycles` timed ones; microseconds per cycle, slowest rank.
+template <class Cycle> double time_cycles(int cycles, Cycle cycle) {
+    for (int i = 0; i < std::min(kWarmupOps, cycles); ++i)
+        cycle();
+    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    const double t0 = MPI_Wtime();
+    for (int i = 0; i < cycles; ++i)
+        cycle();
+    return max_over_ranks(MPI_Wtime() - t0) * 1e6 / cycles;
+}
+
 } // namespace
+
+double run_h5_open_close_loop(Driver d, const std::string &path, int cycles, const std::string &config) {
+    double us = 0;
+    {
+        H5Loop h;
+        h.fapl = make_fapl(d, config);
+        h.file = BENCH_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, h.fapl));
+        const hsize_t n = 1024;
+        h.fspace = BENCH_H5(H5Screate_simple(1, &n, nullptr));
+        h.dset = BENCH_H5(
+            H5Dcreate2(h.file, "data", H5T_NATIVE_UINT64, h.fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        BENCH_H5(H5Dclose(h.dset));
+        h.dset = -1;
+        BENCH_H5(H5Fclose(h.file));
+        h.file = -1;
+        us = time_cycles(cycles, [&] {
+            const hid_t file = BENCH_H5(H5Fopen(path.c_str(), H5F_ACC_RDWR, h.fapl));
+            BENCH_H5(H5Fclose(file));
+        });
+    }
+    remove_file(path);
+    return us;
+}
+
+double run_raw_open_close_loop(const std::string &path, int cycles) {
+    const double us = time_cycles(cycles, [&] {
+        MPI_File fh = MPI_FILE_NULL;
+        BENCH_MPI(
+            MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+        BENCH_MPI(MPI_File_close(&fh));
+    });
+    remove_file(path);
+    return us;
+}
 
 OpLoopTimes run_h5_op_loop(Driver d, const std::string &path, const OpLoopSpec &s) {
     const int words = s.bytes / 8, P = nranks(), R = rank();
@@ -93,12 +149,7 @@ OpLoopTimes run_h5_op_loop(Driver d, const std::string &path, const OpLoopSpec &
     OpLoopTimes out;
     {
         H5Loop h;
-        h.fapl = BENCH_H5(H5Pcreate(H5P_FILE_ACCESS));
-        if (d == Driver::Mpio)
-            BENCH_H5(H5Pset_fapl_mpio(h.fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
-        else
-            BENCH_H5(H5Pset_fapl_mpiio(h.fapl, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                       s.config.empty() ? nullptr : s.config.c_str()));
+        h.fapl = make_fapl(d, s.config);
         BENCH_H5(H5Pset_all_coll_metadata_ops(h.fapl, true));
         BENCH_H5(H5Pset_coll_metadata_write(h.fapl, true));
         h.file = BENCH_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, h.fapl));

@@ -41,7 +41,8 @@ const char *kUsage =
     "Per-operation overhead: --ops tiny H5Dwrite (then H5Dread) calls of --bytes bytes per rank on a\n"
     "contiguous dataset, collective then independent, through the built-in mpio driver and the mpiio\n"
     "plugin, and raw MPI_File_write_at_all / read_at_all (independent: write_at / read_at) loops for\n"
-    "reference; microseconds per call (slowest rank), median and range over alternating repetitions.\n"
+    "reference; then 200 H5Fopen + H5Fclose pairs of a small file (raw: MPI_File_open + close).\n"
+    "Microseconds per call or pair (slowest rank), median and range over alternating repetitions.\n"
     "Every value read back is checked.\n"
     "\n"
     "  --ops N|auto      timed calls per loop (default auto: as many as take about 0.5 s through\n"
@@ -143,15 +144,30 @@ int calibrate_ops(const OverheadOptions &o, const std::string &work) {
 
 constexpr int kModes = 2; // 0 = collective, 1 = independent transfers
 const char *const kModeNames[kModes] = {"collective", "independent"};
+constexpr int kOpenCloseCycles = 200; // per repetition: about 0.2 s at 1 ms per pair
 
-// Microseconds per call of every counted repetition, per transfer mode, driver and operation.
+// The rows of the table: the data calls per transfer mode and operation, then the file cycle.
+constexpr int kRows = 2 * kModes + 1;
+constexpr int kOpenCloseRow = 2 * kModes;
+int data_row(int mode, int op) { return 2 * mode + op; } // op 0 = write, 1 = read
+const char *const kRowNames[kRows] = {"collective H5Dwrite", "collective H5Dread", "independent H5Dwrite",
+                                      "independent H5Dread", "H5Fopen + H5Fclose"};
+// overhead.csv's mode and operation columns of each row
+const char *const kRowCsv[kRows][2] = {{"collective", "write"},
+                                       {"collective", "read"},
+                                       {"independent", "write"},
+                                       {"independent", "read"},
+                                       {"file", "open_close"}};
+
+// Microseconds per call (per open + close pair in the last row) of every counted repetition, per
+// row and driver.
 struct Samples {
-    std::vector<double> us[kModes][kNumDrivers][2]; // [mode][driver][0 = write, 1 = read]
+    std::vector<double> us[kRows][kNumDrivers];
     uint64_t wrong[kNumDrivers] = {0, 0, 0};
 };
 
 // Collective. Warm-up + counted rounds, the drivers' order rotating each round; every driver runs
-// its collective loops, then its independent ones.
+// its collective loops, then its independent ones, then its open + close cycles.
 Samples measure(const OverheadOptions &o, const std::string &work) {
     Samples s;
     const size_t nd = o.drivers.size();
@@ -171,13 +187,20 @@ Samples measure(const OverheadOptions &o, const std::string &work) {
                     d == Driver::Raw ? run_raw_op_loop(path, spec) : run_h5_op_loop(d, path, spec);
                 s.wrong[di] += t.wrong;
                 if (round >= o.warmup) {
-                    s.us[mode][di][0].push_back(t.write_us);
-                    s.us[mode][di][1].push_back(t.read_us);
+                    s.us[data_row(mode, 0)][di].push_back(t.write_us);
+                    s.us[data_row(mode, 1)][di].push_back(t.read_us);
                 }
                 line += std::string(mode ? ", ind" : " coll") + " W " + fmt("%.1f", t.write_us) + " R " +
                         fmt("%.1f", t.read_us) + (t.wrong ? " WRONG DATA" : "");
             }
-            line += " us/op";
+            set_context(std::string("overhead ") + driver_name(d) + " open + close round " +
+                        std::to_string(round));
+            const double open_us = d == Driver::Raw
+                                       ? run_raw_open_close_loop(path, kOpenCloseCycles)
+                                       : run_h5_open_close_loop(d, path, kOpenCloseCycles, o.spec.config);
+            if (round >= o.warmup)
+                s.us[kOpenCloseRow][di].push_back(open_us);
+            line += ", open+close " + fmt("%.0f", open_us) + " us";
         }
         if (rank() == 0)
             std::fprintf(stderr, "[overhead] %s %s\n",
@@ -210,8 +233,8 @@ std::string us_cell(const Stat &s) {
 }
 
 // Per round mpio_us / mpiio_us: the plugin's call rate relative to the built-in driver's.
-Stat rate_ratio(const Samples &s, int mode, int op) {
-    const std::vector<double> &a = s.us[mode][0][op], &b = s.us[mode][1][op];
+Stat rate_ratio(const Samples &s, int row) {
+    const std::vector<double> &a = s.us[row][0], &b = s.us[row][1];
     std::vector<double> r;
     for (size_t i = 0; i < a.size() && i < b.size(); ++i)
         if (b[i] > 0)
@@ -223,42 +246,39 @@ void write_markdown(FILE *f, const OverheadOptions &o, const RunInfo &info, cons
     std::fprintf(
         f,
         "**%s** (%s, io=%s), HDF5 %s, %d ranks on %ld cores, files in %s: %d calls of %d bytes per "
-        "rank on a contiguous dataset per loop, collective then independent, %d warm-up + %d counted "
-        "repetitions alternating between the drivers. Microseconds per call (slowest rank): median "
-        "(min-max). "
+        "rank on a contiguous dataset per loop, collective then independent, then %d H5Fopen + H5Fclose "
+        "pairs of a file holding one dataset (raw: MPI_File_open + MPI_File_close); %d warm-up + %d "
+        "counted repetitions alternating between the drivers. Microseconds per call or pair (slowest "
+        "rank): median (min-max). "
         "**mpiio/mpio**: the plugin's call rate over the built-in driver's, per repetition (> 1: the "
         "plugin is faster). Load average %s at start, %s at end.%s%s\n\n",
         layer_title(info).c_str(), short_library_name(info.mpi_library).c_str(), info.io_component.c_str(),
         info.hdf5_version.c_str(), info.ranks, sysconf(_SC_NPROCESSORS_ONLN), o.dir.c_str(), o.spec.ops,
-        o.spec.bytes, o.warmup, o.reps, info.load_start.c_str(), info.load_end.c_str(),
+        o.spec.bytes, kOpenCloseCycles, o.warmup, o.reps, info.load_start.c_str(), info.load_end.c_str(),
         o.label.empty() ? "" : " ", o.label.c_str());
     std::fprintf(f,
                  "| operation | mpio µs/call | mpiio µs/call | mpiio - mpio µs | **mpiio/mpio** | raw MPI-IO "
                  "µs/call |\n|---|--:|--:|--:|--:|--:|\n");
-    for (int mode = 0; mode < kModes; ++mode)
-        for (int op = 0; op < 2; ++op) {
-            const Stat m = stat_of(s.us[mode][0][op]), p = stat_of(s.us[mode][1][op]),
-                       r = stat_of(s.us[mode][2][op]);
-            const Stat q = rate_ratio(s, mode, op);
-            const std::string name = std::string(kModeNames[mode]) + (op ? " H5Dread" : " H5Dwrite");
-            std::fprintf(
-                f, "| %s | %s | %s | %s | %s | %s |\n", name.c_str(), us_cell(m).c_str(), us_cell(p).c_str(),
-                m.n && p.n ? fmt("%+.1f", p.median - m.median).c_str() : "-",
-                q.n ? ("**" + ratio_str(q.median) + "** (" + ratio_str(q.min) + "-" + ratio_str(q.max) + ")")
-                          .c_str()
-                    : "-",
-                us_cell(r).c_str());
-        }
+    for (int row = 0; row < kRows; ++row) {
+        const Stat m = stat_of(s.us[row][0]), p = stat_of(s.us[row][1]), r = stat_of(s.us[row][2]);
+        const Stat q = rate_ratio(s, row);
+        std::fprintf(
+            f, "| %s | %s | %s | %s | %s | %s |\n", kRowNames[row], us_cell(m).c_str(), us_cell(p).c_str(),
+            m.n && p.n ? fmt("%+.1f", p.median - m.median).c_str() : "-",
+            q.n ? ("**" + ratio_str(q.median) + "** (" + ratio_str(q.min) + "-" + ratio_str(q.max) + ")")
+                      .c_str()
+                : "-",
+            us_cell(r).c_str());
+    }
 }
 
 void write_csv(FILE *f, const Samples &s) {
     std::fprintf(f, "driver,mode,operation,rep,us_per_call\n");
-    for (int mode = 0; mode < kModes; ++mode)
+    for (int row = 0; row < kRows; ++row)
         for (int d = 0; d < kNumDrivers; ++d)
-            for (int op = 0; op < 2; ++op)
-                for (size_t i = 0; i < s.us[mode][d][op].size(); ++i)
-                    std::fprintf(f, "%s,%s,%s,%zu,%.3f\n", driver_name(static_cast<Driver>(d)),
-                                 kModeNames[mode], op ? "read" : "write", i, s.us[mode][d][op][i]);
+            for (size_t i = 0; i < s.us[row][d].size(); ++i)
+                std::fprintf(f, "%s,%s,%s,%zu,%.3f\n", driver_name(static_cast<Driver>(d)), kRowCsv[row][0],
+                             kRowCsv[row][1], i, s.us[row][d][i]);
 }
 
 // Rank 0. Calls write(file) on <out>/<name>.

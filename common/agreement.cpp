@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <iterator>
 #include <string>
 
@@ -56,6 +57,24 @@ void allgather_agreeing(MPI_Comm comm, std::span<const std::int64_t> mine,
         for (size_t w = 0; w < mine.size(); ++w)
             all[out++] = all[static_cast<size_t>(r) * width + w];
     all.resize(out);
+}
+
+void allreduce_max_agreeing(MPI_Comm comm, std::span<std::int64_t> words,
+                            const std::optional<Error> &local_error) {
+    int rank = 0;
+    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    std::int64_t send[16], result[16];
+    const size_t width = words.size() + 1; // the words, then the failing-rank word
+    if (width > std::size(send))
+        throw Error(ErrorKind::Internal, "allreduce_max_agreeing: too many words");
+    std::copy(words.begin(), words.end(), send);
+    // The maximum of INT64_MAX - rank over the failing ranks names the lowest one.
+    send[words.size()] = local_error ? INT64_MAX - rank : INT64_MIN;
+    check_mpi(MPI_Allreduce(send, result, static_cast<int>(width), MPI_INT64_T, MPI_MAX, comm),
+              "MPI_Allreduce (exchange and error agreement)");
+    std::copy(result, result + words.size(), words.begin());
+    if (result[words.size()] != INT64_MIN)
+        raise_agreed_failure(comm, static_cast<int>(INT64_MAX - result[words.size()]), local_error);
 }
 
 } // namespace mpiio

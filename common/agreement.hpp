@@ -4,8 +4,9 @@
 // The pattern of every collective step: each rank does its local part and catches its own error
 // (capture), a rank whose part failed still joins the collective MPI calls with an empty request,
 // then all ranks agree. agree() costs one MPI_Allreduce of one int on success;
-// allgather_agreeing() folds the agreement into an exchange the step needs anyway (one
-// MPI_Allgather). Only on failure does a broadcast of the first failing rank's message follow.
+// allgather_agreeing() and allreduce_max_agreeing() fold the agreement into an exchange the step
+// needs anyway (one MPI_Allgather or MPI_Allreduce). Only on failure does a broadcast of the first failing
+// rank's message follow.
 #pragma once
 
 #include "common/error.hpp"
@@ -51,5 +52,12 @@ template <class Step> void collectively(MPI_Comm comm, Step &&step) {
 // rank; if any rank passed an error, every rank throws exactly as agree() does.
 void allgather_agreeing(MPI_Comm comm, std::span<const std::int64_t> mine,
                         const std::optional<Error> &local_error, std::vector<std::int64_t> &all);
+
+// Collective over `comm`. Every rank contributes `words` (the same number on every rank) and its
+// local error, in one MPI_Allreduce; `words` becomes their element-wise maximum, filled in before
+// any error is raised (so a caller catching the failure can still read them). If any rank passed
+// an error, every rank throws exactly as agree() does.
+void allreduce_max_agreeing(MPI_Comm comm, std::span<std::int64_t> words,
+                            const std::optional<Error> &local_error);
 
 } // namespace mpiio

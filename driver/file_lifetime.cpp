@@ -8,11 +8,11 @@
 #include <H5FDmpi.h>
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -64,14 +64,15 @@ MpiParams mpi_params_from_fapl(hid_t fapl_id) {
     return params;
 }
 
-// Collective. Fails every rank unless all ranks parsed the same configuration.
-void agree_on_config(MPI_Comm comm, const MpiParams &params) {
-    agree(comm, params.config_error);
-    const std::uint64_t h = fnv1a(params.config->canonical());
-    std::array<std::uint64_t, 2> local{h, ~h}, global{};
-    check_mpi(MPI_Allreduce(local.data(), global.data(), 2, MPI_UINT64_T, MPI_MIN, comm),
-              "MPI_Allreduce (config check)");
-    if (global[0] != h || ~global[1] != h)
+// Collective: one MPI_Allreduce before MPI_File_open or the delete. Fails every rank when any rank
+// could not get ready (`local_error`: its configuration string, its access to the file, its
+// hints), or when the ranks parsed different configurations.
+void agree_before_open(MPI_Comm comm, const MpiParams &params, const std::optional<Error> &local_error) {
+    const std::uint64_t h = params.config ? fnv1a(params.config->canonical()) : 0;
+    // Every rank holds the largest h and the largest ~h only when all hashes are equal.
+    std::array<std::int64_t, 2> words{static_cast<std::int64_t>(h), static_cast<std::int64_t>(~h)};
+    allreduce_max_agreeing(comm, words, local_error);
+    if (words[0] != static_cast<std::int64_t>(h) || words[1] != static_cast<std::int64_t>(~h))
         throw Error(ErrorKind::Config, "the driver config string differs between ranks; "
                                        "every rank must pass the same configuration");
 }
@@ -137,21 +138,21 @@ bool has_mpiio_prefix(const std::string &name) {
 }
 
 // Local. The path the rank's own handle opens later (view writes): absolute, so that a chdir
-// after the open cannot make it another file; names with an MPI-IO prefix as given.
+// after the open cannot make it another file; absolute names and names with an MPI-IO prefix as
+// given (no system call: an open is on the path of every H5Fopen).
 std::string resolved_path(const std::string &name) {
-    if (has_mpiio_prefix(name))
+    if (has_mpiio_prefix(name) || name.starts_with('/'))
         return name;
-    char *resolved = ::realpath(name.c_str(), nullptr);
-    if (resolved == nullptr)
+    char cwd[PATH_MAX];
+    if (::getcwd(cwd, sizeof cwd) == nullptr)
         return name;
-    std::string path(resolved);
-    std::free(resolved);
-    return path;
+    return std::string(cwd) + "/" + name;
 }
 
 // Local. Why this rank could not open `name` as `flags` ask, checked with the operating system
 // before the collective MPI_File_open: when only some ranks fail inside MPI_File_open, OMPIO
-// leaves every rank waiting in its own internal collectives. Names with an MPI-IO prefix
+// leaves every rank waiting in its own internal collectives. One access check for an existing
+// file (two when creating), since every H5Fopen pays for it. Names with an MPI-IO prefix
 // ("ufs:", "lustre:", ...) are left to the MPI-IO layer.
 std::optional<Error> access_problem(const std::string &name, unsigned flags) {
     if (has_mpiio_prefix(name))
@@ -159,18 +160,14 @@ std::optional<Error> access_problem(const std::string &name, unsigned flags) {
     auto failure = [&](const std::string &what, int err) {
         return Error(ErrorKind::Io, "cannot open '" + name + "' " + what + ": " + std::strerror(err));
     };
-    struct stat sb {};
-    if (::stat(name.c_str(), &sb) == 0) {
+    const bool rdwr = flags & H5F_ACC_RDWR;
+    if (::faccessat(AT_FDCWD, name.c_str(), rdwr ? R_OK | W_OK : R_OK, AT_EACCESS) == 0) {
         if ((flags & H5F_ACC_CREAT) && (flags & H5F_ACC_EXCL))
             return failure("for exclusive creation", EEXIST);
-        const int fd = ::open(name.c_str(), (flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY);
-        if (fd < 0)
-            return failure((flags & H5F_ACC_RDWR) ? "for reading and writing" : "for reading", errno);
-        ::close(fd);
         return std::nullopt;
     }
     if (errno != ENOENT || !(flags & H5F_ACC_CREAT))
-        return failure("", errno);
+        return failure(errno == ENOENT ? "" : (rdwr ? "for reading and writing" : "for reading"), errno);
     const auto slash = name.find_last_of('/');
     const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : name.substr(0, slash));
     if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
@@ -208,18 +205,22 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
 
     MpiParams params = mpi_params_from_fapl(fapl_id);
     const MPI_Comm comm = params.comm.get();
-    agree_on_config(comm, params);
 
     auto state = std::make_unique<FileState>();
-    state->config = *params.config;
-    state->name = name;
-    state->read_only = !(flags & H5F_ACC_RDWR);
     check_mpi(MPI_Comm_rank(comm, &state->rank), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm, &state->size), "MPI_Comm_size");
+    state->name = name;
+    state->read_only = !(flags & H5F_ACC_RDWR);
 
-    agree(comm, access_problem(name, flags));
+    // Everything a rank checks before the open, agreed on in one collective call.
+    std::optional<Error> ready_error = params.config_error;
+    if (!ready_error)
+        ready_error = access_problem(name, flags);
     Info requested;
-    collectively(comm, [&] { requested = hints_for_open(params); });
+    if (!ready_error)
+        ready_error = capture([&] { requested = hints_for_open(params); });
+    agree_before_open(comm, params, ready_error);
+    state->config = *params.config;
 
     OpenedFile opened;
     std::optional<Error> open_error = capture([&] {
@@ -230,35 +231,40 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
                         "MPI_File_open of '" + std::string(name) + "' failed: " + mpi_error_string(code));
         }
     });
+    // Rank 0 reads the size (every rank must see the same EOF: the library derives "new file?" and
+    // "truncated file?" from it); every rank reads the hints in effect. One MPI_Allreduce then
+    // gives every rank the size and agrees on the open and on these steps.
+    MPI_Offset size = -1;
+    std::optional<Error> opened_error = open_error;
+    if (!opened_error)
+        opened_error = capture([&] {
+            if (state->rank == 0)
+                check_mpi(MPI_File_get_size(opened.fh, &size), "MPI_File_get_size");
+            state->info = hints_in_effect(opened.fh, requested.get());
+            state->writes_need_sync_to_be_visible = writes_need_sync_to_be_visible(state->info.get());
+            state->sync_after_collective_write =
+                state->config.sync == SyncPolicy::Auto && state->writes_need_sync_to_be_visible;
+            state->view_path = resolved_path(name);
+        });
+    std::array<std::int64_t, 2> words{state->rank == 0 ? static_cast<std::int64_t>(size) : -1,
+                                      open_error ? 1 : 0};
     try {
-        agree(comm, open_error);
+        allreduce_max_agreeing(comm, words, opened_error);
     } catch (...) {
-        // Some rank has no handle, so a collective MPI_File_close could never complete: ranks
+        // When some rank has no handle, a collective MPI_File_close could never complete: ranks
         // that did open leave their handle to MPI_Finalize rather than hang.
-        opened.fh = MPI_FILE_NULL;
+        if (words[1] != 0)
+            opened.fh = MPI_FILE_NULL;
         throw;
     }
+    size = static_cast<MPI_Offset>(words[0]);
 
-    // Rank 0 reads the size; every rank must see the same EOF (the library derives "new file?"
-    // and "truncated file?" from it).
-    MPI_Offset size = -1;
-    std::optional<Error> size_error;
-    if (state->rank == 0)
-        size_error = capture([&] { check_mpi(MPI_File_get_size(opened.fh, &size), "MPI_File_get_size"); });
-    check_mpi(MPI_Bcast(&size, 1, MPI_OFFSET, 0, comm), "MPI_Bcast (file size)");
-    agree(comm, size_error);
-
-    collectively(comm, [&] {
-        if ((flags & H5F_ACC_TRUNC) && size > 0) {
+    if ((flags & H5F_ACC_TRUNC) && size > 0) {
+        collectively(comm, [&] {
             check_mpi(MPI_File_set_size(opened.fh, 0), "MPI_File_set_size (truncate on create)");
-            size = 0;
-        }
-        state->info = hints_in_effect(opened.fh, requested.get());
-        state->writes_need_sync_to_be_visible = writes_need_sync_to_be_visible(state->info.get());
-        state->sync_after_collective_write =
-            state->config.sync == SyncPolicy::Auto && state->writes_need_sync_to_be_visible;
-        state->view_path = resolved_path(name);
-    });
+        });
+        size = 0;
+    }
 
     state->eof = static_cast<haddr_t>(size);
     state->known_size = state->eof;
@@ -294,11 +300,11 @@ void delete_file(const char *name, hid_t fapl_id) {
     ensure_mpi_initialized();
     MpiParams params = mpi_params_from_fapl(fapl_id);
     const MPI_Comm comm = params.comm.get();
-    agree_on_config(comm, params);
+    // Nobody may still hold the file open when rank 0 removes it: the agreement's MPI_Allreduce
+    // returns on a rank only once every rank has reached it (the barrier the delete needs).
+    agree_before_open(comm, params, params.config_error);
     int rank = 0;
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-    // Nobody may still hold the file open when rank 0 removes it.
-    check_mpi(MPI_Barrier(comm), "MPI_Barrier");
     std::optional<Error> error;
     if (rank == 0)
         error = capture([&] {

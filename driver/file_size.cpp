@@ -7,6 +7,8 @@
 #include "view_writer.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 
 namespace mpiio {
 
@@ -19,12 +21,14 @@ void truncate_file(File *file) {
     // between its own flush barriers.
     if (!hdf5_internals::file_flushing())
         check_mpi(MPI_Barrier(comm), "MPI_Barrier (truncate)");
+    // Rank 0 reads the size; one MPI_Allreduce hands it to every rank and agrees on the outcome.
     MPI_Offset size = -1;
     std::optional<Error> size_error;
     if (st.rank == 0)
         size_error = capture([&] { check_mpi(MPI_File_get_size(file->fh, &size), "MPI_File_get_size"); });
-    check_mpi(MPI_Bcast(&size, 1, MPI_OFFSET, 0, comm), "MPI_Bcast (file size)");
-    agree(comm, with_failed_write(st, size_error));
+    std::array<std::int64_t, 1> rank0_size{st.rank == 0 ? static_cast<std::int64_t>(size) : -1};
+    allreduce_max_agreeing(comm, rank0_size, with_failed_write(st, size_error));
+    size = static_cast<MPI_Offset>(rank0_size[0]);
     const auto needed = static_cast<MPI_Offset>(st.eoa);
     if (size != needed) {
         // Collective; the agreement after it doubles as the barrier that keeps any rank from

@@ -11,7 +11,7 @@
 #      (the A/A control), alternating in one launch (1 warm-up + 5 counted repetitions per case,
 #      verified reads and files; time steps per case raised by --min-phase);
 #   2. bench/h5bench_vfd_overhead: microseconds per tiny H5Dwrite/H5Dread call (8 bytes per
-#      rank), collective and independent;
+#      rank), collective and independent, and per H5Fopen + H5Fclose pair;
 #   3. bench/h5perf.sh: HDF5's h5perf through mpio and, via the redirect shim, through mpiio.
 # Every output stays in build/bench-results/<time>/<layer>/. A default run (no option that shapes
 # the benchmark) that passes all checks publishes to docs/bench/<layer>/ and refreshes the

@@ -5,7 +5,11 @@
 // driver's.
 #include "common.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <climits>
 #include <string>
 
 namespace {
@@ -214,6 +218,48 @@ TEST(ViewWrites, UnevenRunsFromStridedMemoryMatchTheBuiltinDriver) {
             EXPECT_EQ(back[2 * k], values[k]) << "element " << indices[k];
     }
     EXPECT_EQ(compare_files(path_in(dir, "uneven", Driver::Mpio), path_in(dir, "uneven", Driver::Mpiio)), "");
+}
+
+// Restores the working directory it found, whatever the test does. Local.
+struct WorkingDirectory {
+    char saved[PATH_MAX] = {};
+    WorkingDirectory() {
+        if (::getcwd(saved, sizeof saved) == nullptr)
+            saved[0] = '\0';
+    }
+    ~WorkingDirectory() {
+        if (saved[0] != '\0' && ::chdir(saved) != 0)
+            std::perror("chdir back");
+    }
+};
+
+// A file opened by a relative name, then a chdir before the first view write: the rank's own
+// handle (opened lazily, at that write) must still open the file the library opened, not a new one
+// under the new working directory.
+TEST(ViewWrites, RelativeNameMeansTheOpenedFileAfterChdir) {
+    if (world_size() == 1)
+        GTEST_SKIP() << "one rank bridges its gaps: no view write to check";
+    const std::string dir = test_dir();
+    const std::string name = "relative-view.h5", elsewhere = dir + "/elsewhere";
+    if (world_rank() == 0)
+        ::mkdir(elsewhere.c_str(), 0755);
+    MPI_Barrier(MPI_COMM_WORLD);
+    WorkingDirectory restore;
+    ASSERT_TRUE(all_ranks(::chdir(dir.c_str()) == 0));
+    {
+        Interleaved f = open_interleaved(Driver::Mpiio, name, nullptr);
+        ASSERT_TRUE(all_ranks(f.dset.valid()));
+        ASSERT_TRUE(all_ranks(::chdir(elsewhere.c_str()) == 0));
+        Hid indep = make_dxpl(H5FD_MPIO_INDEPENDENT);
+        const std::vector<int> values = round_values(5);
+        ASSERT_TRUE(all_ranks(H5Dwrite(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, values.data()) >= 0))
+            << error_stack_text();
+        EXPECT_EQ(stats_of(f.file).view_writes, 1u);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT_NE(::access((elsewhere + "/" + name).c_str(), F_OK), 0) << "the view write created a second file";
+    EXPECT_TRUE(dataset_equals_on_rank0(
+        dir + "/" + name, "d", expected_dataset<int>(kPerRank * static_cast<hsize_t>(world_size()), 5)));
 }
 
 } // namespace

@@ -151,28 +151,34 @@ std::string resolved_path(const std::string &name) {
 
 // Local. Why this rank could not open `name` as `flags` ask, checked with the operating system
 // before the collective MPI_File_open: when only some ranks fail inside MPI_File_open, OMPIO
-// leaves every rank waiting in its own internal collectives. One access check for an existing
-// file (two when creating), since every H5Fopen pays for it. Names with an MPI-IO prefix
-// ("ufs:", "lustre:", ...) are left to the MPI-IO layer.
+// leaves every rank waiting in its own internal collectives. A real open (not only the permission
+// bits: descriptor limits, security modules and effective ids decide as they will for the MPI
+// layer), non-blocking so that a FIFO cannot stall it. Names with an MPI-IO prefix ("ufs:",
+// "lustre:", ...) are left to the MPI-IO layer.
 std::optional<Error> access_problem(const std::string &name, unsigned flags) {
     if (has_mpiio_prefix(name))
         return std::nullopt;
     auto failure = [&](const std::string &what, int err) {
         return Error(ErrorKind::Io, "cannot open '" + name + "' " + what + ": " + std::strerror(err));
     };
-    const bool rdwr = flags & H5F_ACC_RDWR;
-    if (::faccessat(AT_FDCWD, name.c_str(), rdwr ? R_OK | W_OK : R_OK, AT_EACCESS) == 0) {
-        if ((flags & H5F_ACC_CREAT) && (flags & H5F_ACC_EXCL))
-            return failure("for exclusive creation", EEXIST);
+    const bool rdwr = flags & H5F_ACC_RDWR, exclusive = (flags & H5F_ACC_CREAT) && (flags & H5F_ACC_EXCL);
+    const int fd = ::open(name.c_str(), (rdwr ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK);
+    if (fd >= 0) {
+        ::close(fd);
+        return exclusive ? std::optional(failure("for exclusive creation", EEXIST)) : std::nullopt;
+    }
+    const int err = errno;
+    if (exclusive && err != ENOENT && ::faccessat(AT_FDCWD, name.c_str(), F_OK, 0) == 0)
+        return failure("for exclusive creation", EEXIST);
+    if (err == ENOENT && (flags & H5F_ACC_CREAT)) {
+        const auto slash = name.find_last_of('/');
+        const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : name.substr(0, slash));
+        if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
+            return failure("for creation in '" + dir + "'", errno);
         return std::nullopt;
     }
-    if (errno != ENOENT || !(flags & H5F_ACC_CREAT))
-        return failure(errno == ENOENT ? "" : (rdwr ? "for reading and writing" : "for reading"), errno);
-    const auto slash = name.find_last_of('/');
-    const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : name.substr(0, slash));
-    if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
-        return failure("for creation in '" + dir + "'", errno);
-    return std::nullopt;
+    const bool path_problem = err == ENOENT || err == ENOTDIR || err == ELOOP || err == ENAMETOOLONG;
+    return failure(path_problem ? "" : (rdwr ? "for reading and writing" : "for reading"), err);
 }
 
 int access_mode(unsigned flags) {
@@ -206,21 +212,28 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     MpiParams params = mpi_params_from_fapl(fapl_id);
     const MPI_Comm comm = params.comm.get();
 
-    auto state = std::make_unique<FileState>();
-    check_mpi(MPI_Comm_rank(comm, &state->rank), "MPI_Comm_rank");
-    check_mpi(MPI_Comm_size(comm, &state->size), "MPI_Comm_size");
-    state->name = name;
-    state->read_only = !(flags & H5F_ACC_RDWR);
-
-    // Everything a rank checks before the open, agreed on in one collective call.
+    // Everything a rank prepares and checks before the open, agreed on in one collective call (a
+    // rank's own failure is reported before a configuration that differs between ranks). The
+    // objects are allocated here too: nothing after the last agreement may fail on one rank alone.
+    std::unique_ptr<FileState> state;
+    std::unique_ptr<File> file;
+    Info requested;
     std::optional<Error> ready_error = params.config_error;
     if (!ready_error)
-        ready_error = access_problem(name, flags);
-    Info requested;
-    if (!ready_error)
-        ready_error = capture([&] { requested = hints_for_open(params); });
+        ready_error = capture([&] {
+            state = std::make_unique<FileState>();
+            file = std::make_unique<File>();
+            std::memset(&file->pub, 0, sizeof(file->pub)); // the library fills pub in after open
+            check_mpi(MPI_Comm_rank(comm, &state->rank), "MPI_Comm_rank");
+            check_mpi(MPI_Comm_size(comm, &state->size), "MPI_Comm_size");
+            state->name = name;
+            state->read_only = !(flags & H5F_ACC_RDWR);
+            state->config = *params.config;
+            if (auto problem = access_problem(name, flags))
+                throw *problem;
+            requested = hints_for_open(params);
+        });
     agree_before_open(comm, params, ready_error);
-    state->config = *params.config;
 
     OpenedFile opened;
     std::optional<Error> open_error = capture([&] {
@@ -269,8 +282,6 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     state->eof = static_cast<haddr_t>(size);
     state->known_size = state->eof;
     state->comm = std::move(params.comm);
-    auto file = std::make_unique<File>();
-    std::memset(&file->pub, 0, sizeof(file->pub)); // the library fills pub in after open
     file->fh = opened.fh;
     opened.fh = MPI_FILE_NULL;
     file->state = state.release();

@@ -1,5 +1,7 @@
 #include "common.hpp"
 
+#include <h5fd_mpiio.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -20,6 +22,16 @@ const char *driver_name(Driver d) {
         return "mpio2";
     }
     return "?";
+}
+
+hid_t driver_fapl(Driver d, const std::string &config) {
+    const hid_t fapl = BENCH_H5(H5Pcreate(H5P_FILE_ACCESS));
+    if (is_builtin(d))
+        BENCH_H5(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    else
+        BENCH_H5(H5Pset_fapl_mpiio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                   config.empty() ? nullptr : config.c_str()));
+    return fapl;
 }
 
 std::string Mode::name() const {

@@ -28,6 +28,10 @@ bool parse_mode(const std::string &s, Mode &out);
 int rank();
 int nranks();
 
+// Local. A new file access property list on MPI_COMM_WORLD selecting driver `d`: the built-in
+// mpio driver, or the mpiio plugin with `config` (none when empty). The caller closes it.
+hid_t driver_fapl(Driver d, const std::string &config);
+
 // Prints "[rank r] FATAL: what" to stderr and aborts the whole job (used for HDF5 and MPI
 // errors, after which ranks may disagree about which collective comes next).
 [[noreturn]] void fatal(const std::string &what);

@@ -205,12 +205,7 @@ H5Kernel::~H5Kernel() {
 }
 
 hid_t H5Kernel::fapl(Driver d, bool for_write) const {
-    hid_t fapl = BENCH_H5(H5Pcreate(H5P_FILE_ACCESS));
-    if (is_builtin(d))
-        BENCH_H5(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
-    else
-        BENCH_H5(H5Pset_fapl_mpiio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                   config_.empty() ? nullptr : config_.c_str()));
+    const hid_t fapl = driver_fapl(d, config_);
     if (c_.mode.coll_md) {
         BENCH_H5(H5Pset_all_coll_metadata_ops(fapl, true));
         BENCH_H5(H5Pset_coll_metadata_write(fapl, true));

@@ -3,8 +3,6 @@
 
 #include "workdir.hpp"
 
-#include <h5fd_mpiio.h>
-
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -33,21 +31,27 @@ uint64_t sum_over_ranks(uint64_t v) {
     return out;
 }
 
-// Collective. Untimed warm-up writes (first-write effects), then `ops` writes and `ops` reads,
-// each loop timed on the slowest rank, in microseconds per call.
+// Collective. `call(i)` for i in [0, n), started together on every rank; microseconds per call
+// on the slowest rank.
+template <class Call> double timed_loop(int n, Call call) {
+    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    const double t0 = MPI_Wtime();
+    for (int i = 0; i < n; ++i)
+        call(i);
+    return max_over_ranks(MPI_Wtime() - t0) * 1e6 / n;
+}
+
+// Collective. Untimed warm-up calls of `call` (first-call effects), then the timed loop.
+template <class Call> double warmed_timed_loop(int n, Call call) {
+    for (int i = 0; i < std::min(kWarmupOps, n); ++i)
+        call(i);
+    return timed_loop(n, call);
+}
+
+// Collective. Untimed warm-up writes, then `ops` writes and `ops` reads, each loop timed.
 template <class Write, class Read> void time_calls(int ops, Write write, Read read, OpLoopTimes &out) {
-    for (int i = 0; i < std::min(kWarmupOps, ops); ++i)
-        write(i);
-    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < ops; ++i)
-        write(i);
-    out.write_us = max_over_ranks(MPI_Wtime() - t0) * 1e6 / ops;
-    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    t0 = MPI_Wtime();
-    for (int i = 0; i < ops; ++i)
-        read(i);
-    out.read_us = max_over_ranks(MPI_Wtime() - t0) * 1e6 / ops;
+    out.write_us = warmed_timed_loop(ops, write);
+    out.read_us = timed_loop(ops, read);
 }
 
 // The words this rank writes in every call, call after call.
@@ -84,35 +88,13 @@ struct H5Loop {
     }
 };
 
-// A file access property list selecting driver `d` (the plugin with `config`, if not empty).
-hid_t make_fapl(Driver d, const std::string &config) {
-    const hid_t fapl = BENCH_H5(H5Pcreate(H5P_FILE_ACCESS));
-    if (d == Driver::Mpio)
-        BENCH_H5(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
-    else
-        BENCH_H5(H5Pset_fapl_mpiio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                   config.empty() ? nullptr : config.c_str()));
-    return fapl;
-}
-
-// Collective. Untimed warm-up cycles, then `cycles` timed ones; microseconds per cycle, slowest rank.
-template <class Cycle> double time_cycles(int cycles, Cycle cycle) {
-    for (int i = 0; i < std::min(kWarmupOps, cycles); ++i)
-        cycle();
-    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    const double t0 = MPI_Wtime();
-    for (int i = 0; i < cycles; ++i)
-        cycle();
-    return max_over_ranks(MPI_Wtime() - t0) * 1e6 / cycles;
-}
-
 } // namespace
 
 double run_h5_open_close_loop(Driver d, const std::string &path, int cycles, const std::string &config) {
     double us = 0;
     {
         H5Loop h;
-        h.fapl = make_fapl(d, config);
+        h.fapl = driver_fapl(d, config);
         h.file = BENCH_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, h.fapl));
         const hsize_t n = 1024;
         h.fspace = BENCH_H5(H5Screate_simple(1, &n, nullptr));
@@ -122,7 +104,7 @@ double run_h5_open_close_loop(Driver d, const std::string &path, int cycles, con
         h.dset = -1;
         BENCH_H5(H5Fclose(h.file));
         h.file = -1;
-        us = time_cycles(cycles, [&] {
+        us = warmed_timed_loop(cycles, [&](int) {
             const hid_t file = BENCH_H5(H5Fopen(path.c_str(), H5F_ACC_RDWR, h.fapl));
             BENCH_H5(H5Fclose(file));
         });
@@ -132,7 +114,7 @@ double run_h5_open_close_loop(Driver d, const std::string &path, int cycles, con
 }
 
 double run_raw_open_close_loop(const std::string &path, int cycles) {
-    const double us = time_cycles(cycles, [&] {
+    const double us = warmed_timed_loop(cycles, [&](int) {
         MPI_File fh = MPI_FILE_NULL;
         BENCH_MPI(
             MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
@@ -149,7 +131,7 @@ OpLoopTimes run_h5_op_loop(Driver d, const std::string &path, const OpLoopSpec &
     OpLoopTimes out;
     {
         H5Loop h;
-        h.fapl = make_fapl(d, s.config);
+        h.fapl = driver_fapl(d, s.config);
         BENCH_H5(H5Pset_all_coll_metadata_ops(h.fapl, true));
         BENCH_H5(H5Pset_coll_metadata_write(h.fapl, true));
         h.file = BENCH_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, h.fapl));

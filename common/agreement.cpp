@@ -1,7 +1,6 @@
 #include "common/agreement.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <iterator>
 #include <string>
@@ -25,13 +24,7 @@ namespace {
 } // namespace
 
 void agree(MPI_Comm comm, const std::optional<Error> &local_error) {
-    int rank = 0;
-    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-    const int mine = local_error ? rank : INT_MAX;
-    int first = INT_MAX;
-    check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce (error agreement)");
-    if (first != INT_MAX)
-        raise_agreed_failure(comm, first, local_error);
+    allreduce_max_agreeing(comm, {}, local_error); // the agreement word alone
 }
 
 void allgather_agreeing(MPI_Comm comm, std::span<const std::int64_t> mine,

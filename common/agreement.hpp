@@ -3,7 +3,7 @@
 //
 // The pattern of every collective step: each rank does its local part and catches its own error
 // (capture), a rank whose part failed still joins the collective MPI calls with an empty request,
-// then all ranks agree. agree() costs one MPI_Allreduce of one int on success;
+// then all ranks agree. agree() costs one MPI_Allreduce of one word on success;
 // allgather_agreeing() and allreduce_max_agreeing() fold the agreement into an exchange the step
 // needs anyway (one MPI_Allgather or MPI_Allreduce). Only on failure does a broadcast of the first failing
 // rank's message follow.

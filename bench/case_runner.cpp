@@ -99,8 +99,36 @@ void write_then_read(CaseRun &run, Driver d, const std::string &path, PhaseTimes
     }
 }
 
+// Collective. The file-level check of one driver's first-round file (verify.hpp), made before the
+// file is deleted; a problem fails the case with a command that reproduces it.
+void check_first_round_file(CaseRun &run, CaseResult &res, Driver d, const std::string &path) {
+    set_context(run.c.id + " " + driver_name(d) + " file check");
+    const size_t before = res.check.problems.size();
+    bool failed = false;
+    check_file(res.check, run.c, d, path, run.raw, failed);
+    if (rank() != 0 || !failed)
+        return;
+    for (size_t i = before; i < res.check.problems.size(); ++i) {
+        res.failures.push_back("file check: " + res.check.problems[i]);
+        std::fprintf(stderr, "FILE CHECK FAILED %s: %s\n", run.c.id.c_str(), res.check.problems[i].c_str());
+    }
+    if (before == 0)
+        res.failures.push_back(
+            "reproduce: " + repro_command(run.opt, run.c.id, "mpio,mpiio,raw", run.c.timesteps) +
+            " --keep-files");
+}
+
+// Rank 0, after the first round: whether the two HDF5 files were byte-identical; the progress-line
+// part.
+std::string finish_file_check(FileCheck &fc) {
+    compare_hdf5_files(fc);
+    if (!fc.problems.empty())
+        return "file check FAILED";
+    return "files ok" + std::string(fc.identical ? " (identical)" : "");
+}
+
 // Collective. One driver writes and reads the whole file once; returns the progress-line part.
-std::string run_driver(CaseRun &run, CaseResult &res, Driver d, int round, std::string &kept_path) {
+std::string run_driver(CaseRun &run, CaseResult &res, Driver d, int round) {
     DriverResult &dr = res.drv[static_cast<size_t>(d)];
     dr.ran = true;
     const bool warm = round < run.opt.warmup;
@@ -120,37 +148,15 @@ std::string run_driver(CaseRun &run, CaseResult &res, Driver d, int round, std::
         dr.wdata.push_back(w.data_seconds);
         dr.rdata.push_back(r.data_seconds);
     }
-    if (round == 0)
-        kept_path = set_aside(path); // compared after the last round
+    const bool checked = round == 0 && d != Driver::Mpio2;
+    if (checked)
+        check_first_round_file(run, res, d, path); // untimed
+    if (checked && run.opt.keep_files)
+        set_aside(path);
     else
-        remove_file(path);
+        remove_file(path); // no file outlives its run: see verify.hpp
     return std::string(driver_name(d)) + " W " + seconds_str(w.seconds) + " R " + seconds_str(r.seconds) +
            (bad ? " VERIFY-FAILED" : "");
-}
-
-// Collective. File-level check of the first round's files, then deletes them. Runs after the last
-// round: reading and deleting several files of up to 512 MiB right before a timed run slowed that
-// run by up to 50% (on tmpfs), and with the rotating order that run was always the plugin's.
-std::string check_first_round(CaseRun &run, CaseResult &res, const std::string (&kept)[kNumDrivers]) {
-    set_context(run.c.id + " file check");
-    bool failed = false;
-    res.check = check_files(run.c, kept[0], kept[1], kept[2], &run.raw, failed);
-    if (rank() == 0 && failed) {
-        for (const std::string &p : res.check.problems) {
-            res.failures.push_back("file check: " + p);
-            std::fprintf(stderr, "FILE CHECK FAILED %s: %s\n", run.c.id.c_str(), p.c_str());
-        }
-        res.failures.push_back(
-            "reproduce: " + repro_command(run.opt, run.c.id, "mpio,mpiio,raw", run.c.timesteps) +
-            " --keep-files");
-    }
-    if (!run.opt.keep_files)
-        for (const std::string &p : kept)
-            if (!p.empty())
-                remove_file(p);
-    if (failed)
-        return "file check FAILED";
-    return "files ok" + std::string(res.check.identical ? " (identical)" : "");
 }
 
 // Collective. --min-phase: two untimed write + read runs of the case at --timesteps through the
@@ -199,24 +205,23 @@ CaseResult run_case(const Options &opt, const CaseSel &sel, const std::string &w
     }
     CaseRun run(opt, sel, work, timesteps);
     CaseResult res = describe(run.c);
-    std::string kept[kNumDrivers];
     const size_t nd = opt.drivers.size();
     for (int round = 0; round < opt.warmup + opt.reps; ++round) {
         std::string line;
         for (size_t k = 0; k < nd; ++k) {
             const Driver d = opt.drivers[(k + static_cast<size_t>(round)) % nd]; // rotate the order
-            line += (k ? " | " : "") + run_driver(run, res, d, round, kept[static_cast<size_t>(d)]);
+            line += (k ? " | " : "") + run_driver(run, res, d, round);
         }
         if (rank() == 0) {
             const std::string which = round < opt.warmup ? "warm-up"
                                                          : "rep " + std::to_string(round - opt.warmup + 1) +
                                                                "/" + std::to_string(opt.reps);
             std::fprintf(stderr, "%s %s %s\n", tag.c_str(), which.c_str(), line.c_str());
+            if (round == 0)
+                std::fprintf(stderr, "%s first round's %s\n", tag.c_str(),
+                             finish_file_check(res.check).c_str());
         }
     }
-    const std::string checked = check_first_round(run, res, kept);
-    if (rank() == 0)
-        std::fprintf(stderr, "%s first round's %s\n", tag.c_str(), checked.c_str());
     for (DriverResult &dr : res.drv) {
         dr.w = summarize(dr.wsec, dr.wdata, res.bytes);
         dr.r = summarize(dr.rsec, dr.rdata, res.bytes);

@@ -7,16 +7,10 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 namespace bench {
 
 namespace {
-
-std::vector<unsigned char> slurp(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 // Expected contents of dataset d at step t: every rank's accesses. Bytes no access writes are
 // masked out: HDF5 writes no fill value there (parallel HDF5, default fill time), so their
@@ -162,104 +156,159 @@ void check_structure(FileCheck &fc, const CaseSpec &c, hid_t file, const char *l
     }
 }
 
+// Size and a digest of every byte of a file, read in 4 MiB pieces: a whole-file buffer of up to
+// 512 MiB would take fresh pages right before a timed run. Not cryptographic: it tells two files
+// written by cooperating drivers apart.
+struct FileDigest {
+    bool ok = false;
+    uint64_t size = 0, hash = 0;
+};
+
+uint64_t mix(uint64_t h, uint64_t w) {
+    h ^= w * 0x9E3779B97F4A7C15ull;
+    h = (h << 29) | (h >> 35);
+    return h * 0xBF58476D1CE4E5B9ull;
+}
+
+FileDigest digest_file(const std::string &path) {
+    FileDigest fd;
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return fd;
+    std::vector<char> buf(size_t(4) << 20);
+    uint64_t h = 0x243F6A8885A308D3ull;
+    while (in) {
+        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        const size_t n = static_cast<size_t>(in.gcount());
+        size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            uint64_t w;
+            std::memcpy(&w, buf.data() + i, 8);
+            h = mix(h, w);
+        }
+        if (i < n) { // only in the last piece: 4 MiB is a multiple of 8
+            uint64_t w = 0;
+            std::memcpy(&w, buf.data() + i, n - i);
+            h = mix(h, w);
+        }
+        fd.size += n;
+    }
+    fd.hash = mix(h, fd.size);
+    fd.ok = true;
+    return fd;
+}
+
+// `n` bytes of a file from `offset`; bytes past its end read as zeros.
+std::vector<unsigned char> read_range(std::ifstream &in, uint64_t offset, size_t n) {
+    std::vector<unsigned char> out(n, 0);
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(offset));
+    if (in)
+        in.read(reinterpret_cast<char *>(out.data()), static_cast<std::streamsize>(n));
+    return out;
+}
+
+// Rank 0. An HDF5 file of mpio or mpiio through sec2: structure, attributes, every dataset
+// against the expected contents; then its size and digest.
+void check_hdf5_file(FileCheck &fc, const CaseSpec &c, const std::vector<CaseSpec> &all, Driver d,
+                     const std::string &path) {
+    const std::string label = std::string(driver_name(d)) + " file";
+    {
+        H5File f(path);
+        if (f.id < 0) {
+            fc.problems.push_back(label + ": cannot open " + path + " with the sec2 driver");
+            return;
+        }
+        check_structure(fc, c, f.id, label.c_str());
+        for (int t = 0; t < c.timesteps; ++t)
+            for (size_t k = 0; k < c.dsets.size(); ++k) {
+                const std::string obj = "Timestep_" + std::to_string(t) + "/" + c.dsets[k].name;
+                const Expected exp = expected_image(all, t, static_cast<int>(k));
+                if (std::find(exp.mask.begin(), exp.mask.end(), 0) != exp.mask.end())
+                    fc.gaps = true;
+                std::vector<unsigned char> got;
+                std::string err;
+                if (read_dataset(f.id, obj, got, err))
+                    add_diff(fc,
+                             describe_diff(label.c_str(), obj, exp.img, exp.mask, got, c.dsets[k].esize()));
+                else
+                    fc.problems.push_back(label + ": " + err);
+            }
+    }
+    const FileDigest fd = digest_file(path);
+    if (!fd.ok) {
+        fc.problems.push_back(label + ": cannot read " + path);
+        return;
+    }
+    (d == Driver::Mpiio ? fc.size_mpiio : fc.size_mpio) = fd.size;
+    (d == Driver::Mpiio ? fc.digest_mpiio : fc.digest_mpio) = fd.hash;
+}
+
+// Rank 0. The raw MPI-IO file: every dataset's bytes at its base offset, in the raw layout
+// (chunk-major for chunked datasets), against the expected contents. Compressed cases have no
+// raw equivalent of their bytes: only the size is recorded.
+void check_raw_file(FileCheck &fc, const CaseSpec &c, const std::vector<CaseSpec> &all,
+                    const std::string &path, const RawKernel &raw) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) {
+        fc.problems.push_back("raw file: cannot open " + path);
+        return;
+    }
+    fc.size_raw = static_cast<uint64_t>(in.tellg());
+    if (c.compressed())
+        return;
+    for (int t = 0; t < c.timesteps; ++t)
+        for (size_t k = 0; k < c.dsets.size(); ++k) {
+            const DsetSpec &ds = c.dsets[k];
+            const std::string obj = "Timestep_" + std::to_string(t) + "/" + ds.name;
+            const Expected exp = expected_image(all, t, static_cast<int>(k));
+            std::vector<unsigned char> want(raw_dset_bytes(ds), 0), mask(raw_dset_bytes(ds), 0);
+            for (uint64_t g = 0; g < ds.nelems(); ++g) {
+                std::memcpy(want.data() + raw_elem_offset(ds, g), exp.img.data() + g * ds.esize(),
+                            ds.esize());
+                std::memcpy(mask.data() + raw_elem_offset(ds, g), exp.mask.data() + g * ds.esize(),
+                            ds.esize());
+            }
+            const std::vector<unsigned char> got =
+                read_range(in, raw.base(t, static_cast<int>(k)), want.size());
+            add_diff(fc, describe_diff("raw file", obj, want, mask, got, ds.esize()));
+        }
+}
+
 } // namespace
 
-FileCheck check_files(const CaseSpec &c, const std::string &mpio_path, const std::string &mpiio_path,
-                      const std::string &raw_path, const RawKernel *raw, bool &failed) {
-    FileCheck fc;
+void check_file(FileCheck &fc, const CaseSpec &c, Driver d, const std::string &path, const RawKernel &raw,
+                bool &failed) {
+    const size_t before = fc.problems.size();
     if (rank() == 0) {
-        fc.done = true;
         std::vector<CaseSpec> all;
         for (int q = 0; q < nranks(); ++q)
             all.push_back(build_case(c.pattern, c.mode, c.size, c.timesteps, q, nranks()));
-        H5File fa(mpio_path.empty() ? "" : mpio_path), fb(mpiio_path.empty() ? "" : mpiio_path);
-        if (!mpio_path.empty() && fa.id < 0)
-            fc.problems.push_back("mpio file: cannot open " + mpio_path + " with the sec2 driver");
-        if (!mpiio_path.empty() && fb.id < 0)
-            fc.problems.push_back("mpiio file: cannot open " + mpiio_path + " with the sec2 driver");
-        if (fa.id >= 0)
-            check_structure(fc, c, fa.id, "mpio file");
-        if (fb.id >= 0)
-            check_structure(fc, c, fb.id, "mpiio file");
-        const bool check_raw = !raw_path.empty() && raw != nullptr && !c.compressed();
-        std::vector<unsigned char> raw_img;
-        if (!raw_path.empty()) {
-            raw_img = slurp(raw_path);
-            fc.size_raw = raw_img.size();
-        }
-        for (int t = 0; t < c.timesteps; ++t)
-            for (size_t d = 0; d < c.dsets.size(); ++d) {
-                const DsetSpec &ds = c.dsets[d];
-                const std::string obj = "Timestep_" + std::to_string(t) + "/" + ds.name;
-                const auto exp = expected_image(all, t, static_cast<int>(d));
-                if (std::find(exp.mask.begin(), exp.mask.end(), 0) != exp.mask.end())
-                    fc.gaps = true;
-                std::vector<unsigned char> ga, gb;
-                std::string err;
-                bool ha = false, hb = false;
-                if (fa.id >= 0) {
-                    if ((ha = read_dataset(fa.id, obj, ga, err)))
-                        add_diff(fc, describe_diff("mpio file", obj, exp.img, exp.mask, ga, ds.esize()));
-                    else
-                        fc.problems.push_back("mpio file: " + err);
-                }
-                if (fb.id >= 0) {
-                    if ((hb = read_dataset(fb.id, obj, gb, err)))
-                        add_diff(fc, describe_diff("mpiio file", obj, exp.img, exp.mask, gb, ds.esize()));
-                    else
-                        fc.problems.push_back("mpiio file: " + err);
-                }
-                if (ha && hb)
-                    add_diff(fc, describe_diff("mpio vs mpiio", obj, ga, exp.mask, gb, ds.esize()));
-                if (check_raw) {
-                    // Same elements in the raw layout (chunk-major for chunked datasets).
-                    std::vector<unsigned char> want(raw_dset_bytes(ds), 0), got(raw_dset_bytes(ds), 0),
-                        mask(raw_dset_bytes(ds), 0);
-                    for (uint64_t g = 0; g < ds.nelems(); ++g) {
-                        std::memcpy(want.data() + raw_elem_offset(ds, g), exp.img.data() + g * ds.esize(),
-                                    ds.esize());
-                        std::memcpy(mask.data() + raw_elem_offset(ds, g), exp.mask.data() + g * ds.esize(),
-                                    ds.esize());
-                    }
-                    const uint64_t b0 = raw->base(t, static_cast<int>(d));
-                    for (size_t i = 0; i < got.size() && b0 + i < raw_img.size(); ++i)
-                        got[i] = raw_img[b0 + i];
-                    add_diff(fc, describe_diff("raw file", obj, want, mask, got, ds.esize()));
-                }
-            }
-        if (fa.id >= 0 && fb.id >= 0) {
-            const auto ba = slurp(mpio_path), bb = slurp(mpiio_path);
-            fc.size_mpio = ba.size();
-            fc.size_mpiio = bb.size();
-            size_t ndiff = 0, first = SIZE_MAX;
-            for (size_t i = 0; i < std::min(ba.size(), bb.size()); ++i)
-                if (ba[i] != bb[i]) {
-                    ++ndiff;
-                    if (first == SIZE_MAX)
-                        first = i;
-                }
-            fc.identical = ba.size() == bb.size() && ndiff == 0;
-            if (fc.identical) {
-                fc.bytes_note = "identical";
-            } else {
-                char msg[256];
-                if (first == SIZE_MAX)
-                    std::snprintf(msg, sizeof msg, "differ: sizes %zu/%zu", ba.size(), bb.size());
-                else
-                    std::snprintf(msg, sizeof msg,
-                                  "differ: sizes %zu/%zu, %zu differing bytes, first at byte %zu", ba.size(),
-                                  bb.size(), ndiff, first);
-                fc.bytes_note = msg;
-                if (fc.gaps)
-                    fc.bytes_note +=
-                        " (the datasets have never-written elements; MPI-IO leaves those bytes undefined)";
-            }
-        }
+        if (d == Driver::Raw)
+            check_raw_file(fc, c, all, path, raw);
+        else
+            check_hdf5_file(fc, c, all, d, path);
     }
-    int bad = fc.problems.empty() ? 0 : 1;
+    int bad = fc.problems.size() > before ? 1 : 0;
     BENCH_MPI(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD));
     failed = bad != 0;
-    return fc;
+}
+
+void compare_hdf5_files(FileCheck &fc) {
+    fc.done = true;
+    if (!fc.digest_mpio || !fc.digest_mpiio)
+        return;
+    fc.identical = fc.size_mpio == fc.size_mpiio && *fc.digest_mpio == *fc.digest_mpiio;
+    if (fc.identical) {
+        fc.bytes_note = "identical";
+        return;
+    }
+    fc.bytes_note =
+        fc.size_mpio == fc.size_mpiio
+            ? "differ: same size " + std::to_string(fc.size_mpio) + ", other bytes"
+            : "differ: sizes " + std::to_string(fc.size_mpio) + "/" + std::to_string(fc.size_mpiio);
+    if (fc.gaps)
+        fc.bytes_note += " (the datasets have never-written elements; MPI-IO leaves those bytes undefined)";
 }
 
 } // namespace bench

@@ -193,6 +193,8 @@ FileDigest digest_file(const std::string &path) {
         }
         fd.size += n;
     }
+    if (in.bad()) // a read error, not the end of the file
+        return fd;
     fd.hash = mix(h, fd.size);
     fd.ok = true;
     return fd;
@@ -254,7 +256,12 @@ void check_raw_file(FileCheck &fc, const CaseSpec &c, const std::vector<CaseSpec
         fc.problems.push_back("raw file: cannot open " + path);
         return;
     }
-    fc.size_raw = static_cast<uint64_t>(in.tellg());
+    const std::streamoff size = in.tellg();
+    if (size < 0) {
+        fc.problems.push_back("raw file: cannot tell the size of " + path);
+        return;
+    }
+    fc.size_raw = static_cast<uint64_t>(size);
     if (c.compressed())
         return;
     for (int t = 0; t < c.timesteps; ++t)

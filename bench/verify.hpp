@@ -1,6 +1,7 @@
 // File-level checks, once per case, on the files of the first round, each right after its driver
-// ran and before it is deleted (a file kept for later would hold its pages while the timed runs
-// write theirs, and on this kind of machine those runs then get the slow, never-touched ones).
+// ran and before it is deleted (unless --keep-files): a file kept for later would hold its pages
+// while the timed runs write theirs, and on this kind of machine those runs then get slow,
+// never-touched ones.
 // Rank 0 opens the mpio and the mpiio file with HDF5's sec2 driver (neither MPI driver is
 // involved in the check), reads every dataset and attribute, and compares each with the expected
 // contents (all ranks' selections filled with the deterministic values; this also validates the
@@ -22,7 +23,7 @@
 namespace bench {
 
 struct FileCheck {
-    bool done = false;                 // rank 0: every file was checked
+    bool done = false;                 // rank 0: the first round's checks are over (compare_hdf5_files ran)
     std::vector<std::string> problems; // content differences: the case fails
     std::string bytes_note;            // "identical" or how the HDF5 files differ byte-wise
     bool identical = false;
@@ -37,7 +38,8 @@ struct FileCheck {
 void check_file(FileCheck &fc, const CaseSpec &c, Driver d, const std::string &path, const RawKernel &raw,
                 bool &failed);
 
-// Rank 0, once the mpio and the mpiio file were checked: fills identical and bytes_note.
+// Rank 0, after the first round's checks: marks the check done and, when both the mpio and the
+// mpiio file were digested, fills identical and bytes_note.
 void compare_hdf5_files(FileCheck &fc);
 
 } // namespace bench

@@ -3,6 +3,7 @@
 #include "selection/selection.hpp"
 
 #include <climits>
+#include <cstring>
 
 namespace mpiio {
 
@@ -40,6 +41,7 @@ SelectionTransfer::SelectionTransfer(std::span<const sel::SelectionPiece> pieces
         request_.mem_count = c.mem.count;
         request_.bytes = static_cast<size_t>(c.mem.bytes);
         request_.end = static_cast<haddr_t>(c.file.offset + c.file.span);
+        file_blocks_ = c.file.blocks;
         return;
     } catch (const Error &e) {
         if (e.kind() != ErrorKind::NotMonotonic)
@@ -70,8 +72,20 @@ bool SelectionTransfer::sieve_with_datatypes(Direction dir, bool bridge_write_ga
     return dense || span <= st_.config.staging_buffer;
 }
 
-// Local. Reads [lo, end) into a buffer, and for a write unpacks the memory bytes into it at the
-// file type's positions and writes the whole range back (the holes it read rewritten unchanged).
+void SelectionTransfer::copy_runs(char *buffer, haddr_t lo, Direction dir) {
+    if (!runs_built_)
+        build_runs();
+    for (const Run &r : st_.scratch.runs) {
+        char *in_file = buffer + (r.addr - lo);
+        if (dir == Direction::Read)
+            std::memcpy(r.buf, in_file, r.size);
+        else
+            std::memcpy(in_file, r.buf, r.size);
+    }
+}
+
+// Local. Reads [lo, end) into a buffer, and for a write puts the memory bytes into it at the file
+// type's positions and writes the whole range back (the holes it read rewritten unchanged).
 void SelectionTransfer::move_sieved(File *file, Direction dir) {
     const auto lo = static_cast<haddr_t>(request_.view_disp);
     const size_t span = request_.end - lo;
@@ -82,6 +96,12 @@ void SelectionTransfer::move_sieved(File *file, Direction dir) {
     if (buffer.size() < span)
         buffer.resize(span);
     independent_bytes(file, Direction::Read, lo, buffer.data(), span);
+    if (request_.bytes >= kRunCopyMinBlock * file_blocks_) { // long blocks: memcpy, not MPI's engine
+        copy_runs(buffer.data(), lo, dir);
+        if (dir == Direction::Write)
+            independent_bytes(file, Direction::Write, lo, buffer.data(), span);
+        return;
+    }
     // A non-contiguous memory side goes through a packed copy.
     const bool packed_memory = request_.mem == MPI_BYTE;
     std::vector<char> packed(packed_memory ? 0 : request_.bytes);

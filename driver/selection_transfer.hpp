@@ -1,8 +1,9 @@
 // A rank's part of a collective selection transfer: pieces (the datasets of H5Dwrite_multi, or
 // the chunks of a chunked dataset) described by selection/'s datatypes for MPI collective I/O
 // (regular hyperslabs as nested vectors, cached by shape), and moved on the independent route as
-// one call when the file side is contiguous; as one sieved range whose selected bytes MPI's
-// datatype engine packs or unpacks when the file side is dense enough; else as byte runs.
+// one call when the file side is contiguous; as one sieved range when the file side is dense
+// enough, whose selected bytes MPI's datatype engine packs or unpacks when its blocks are short,
+// and memcpy copies run by run when they are not (kRunCopyMinBlock); else as byte runs.
 // Pieces that cannot form one ascending file type (overlapping pieces, points named twice) use
 // byte runs on both routes.
 #pragma once
@@ -12,6 +13,14 @@
 #include <span>
 
 namespace mpiio {
+
+// Mean bytes per contiguous block of a sieved range from which its bytes are copied run by run
+// with memcpy rather than by MPI_Pack/MPI_Unpack. MPICH 4.0's datatype engine copies blocks of
+// MPI_BYTE a byte at a time: 125 us against memcpy's 13 us for 256 KiB in 128-byte blocks (941
+// against 81 us in 1 KiB blocks), which made MPICH's strided1d/coll read 0.85x the built-in
+// driver. Open MPI's engine runs at memcpy's speed there. Shorter blocks stay with the datatype
+// engine: building the runs costs more than MPI's copy of them (4-byte blocks: 6-10 us per 2048).
+inline constexpr std::uint64_t kRunCopyMinBlock = 64;
 
 class SelectionTransfer final : public RankTransfer {
 public:
@@ -27,14 +36,19 @@ public:
 private:
     void build_runs();
     // The file side is a derived type dense enough to sieve: the whole extent goes through one
-    // buffer, the selected bytes are packed or unpacked by MPI's datatype engine.
+    // buffer, the selected bytes are packed or unpacked by MPI's datatype engine, or copied run by
+    // run (kRunCopyMinBlock).
     bool sieve_with_datatypes(Direction dir, bool bridge_write_gaps) const;
     void move_sieved(File *file, Direction dir);
+    // Local. The selected bytes between the sieve buffer (holding the file from `lo`) and the
+    // caller's memory, one memcpy per run.
+    void copy_runs(char *buffer, haddr_t lo, Direction dir);
 
     std::span<const selection::SelectionPiece> pieces_;
     FileState &st_;
     CollectiveRequest request_;
-    bool runs_built_ = false; // st_.scratch.runs holds this transfer's runs
+    std::uint64_t file_blocks_ = 0; // contiguous blocks the file type describes
+    bool runs_built_ = false;       // st_.scratch.runs holds this transfer's runs
 };
 
 // Local. The runs of `pieces`, sorted by file address and merged, into `runs` (cleared first).

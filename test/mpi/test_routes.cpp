@@ -30,10 +30,23 @@ std::vector<hsize_t> every(hsize_t from, hsize_t to, hsize_t step) {
     return v;
 }
 
+// Runs of `run` consecutive elements, one every `step`, in [from, to).
+std::vector<hsize_t> runs_every(hsize_t from, hsize_t to, hsize_t run, hsize_t step) {
+    std::vector<hsize_t> v;
+    for (hsize_t i = from; i < to; i += step)
+        for (hsize_t k = i; k < std::min(i + run, to); ++k)
+            v.push_back(k);
+    return v;
+}
+
 const std::vector<Case> &cases() {
     static const std::vector<Case> all = {
         // each rank a strided region of its own block: disjoint extents with holes inside
         {"own_strided", [](int r, int) { return every(r * kPerRank + 1, (r + 1) * kPerRank - 1, 2); }, true},
+        // the same with runs of 20 elements (80 bytes: a sieved range copied run by run, not by
+        // MPI's datatype engine) and holes of 12
+        {"own_long_runs",
+         [](int r, int) { return runs_every(r * kPerRank + 2, (r + 1) * kPerRank - 2, 20, 32); }, true},
         // whole blocks: extents touch
         {"touching", [](int r, int) { return every(r * kPerRank, (r + 1) * kPerRank, 1); }, true},
         // blocks in reverse rank order, strided

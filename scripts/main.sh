@@ -22,7 +22,7 @@
 # build-mpich-1.14.5). Without MPICH support in scripts/build.sh an existing build-mpich-1.14.5/
 # is used; otherwise the MPICH layer is skipped with a message (an error with --mpi mpich).
 #
-# Expected time on a quiet 2-core machine: 35-45 minutes with the three layers (25-30
+# Expected time on a quiet 2-core machine: 30-45 minutes with the three layers (25-30
 # without MPICH), plus the first build (a few minutes, more when HDF5 is not cached yet).
 #
 # Options:

@@ -2,6 +2,7 @@
 
 #include "selection/selection.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -41,7 +42,7 @@ SelectionTransfer::SelectionTransfer(std::span<const sel::SelectionPiece> pieces
         request_.mem_count = c.mem.count;
         request_.bytes = static_cast<size_t>(c.mem.bytes);
         request_.end = static_cast<haddr_t>(c.file.offset + c.file.span);
-        file_blocks_ = c.file.blocks;
+        copy_blocks_ = std::max(c.file.blocks, c.mem.blocks);
         return;
     } catch (const Error &e) {
         if (e.kind() != ErrorKind::NotMonotonic)
@@ -96,7 +97,7 @@ void SelectionTransfer::move_sieved(File *file, Direction dir) {
     if (buffer.size() < span)
         buffer.resize(span);
     independent_bytes(file, Direction::Read, lo, buffer.data(), span);
-    if (request_.bytes >= kRunCopyMinBlock * file_blocks_) { // long blocks: memcpy, not MPI's engine
+    if (request_.bytes >= kRunCopyMinBlock * copy_blocks_) { // long runs: memcpy, not MPI's engine
         copy_runs(buffer.data(), lo, dir);
         if (dir == Direction::Write)
             independent_bytes(file, Direction::Write, lo, buffer.data(), span);

@@ -2,8 +2,9 @@
 // the chunks of a chunked dataset) described by selection/'s datatypes for MPI collective I/O
 // (regular hyperslabs as nested vectors, cached by shape), and moved on the independent route as
 // one call when the file side is contiguous; as one sieved range when the file side is dense
-// enough, whose selected bytes MPI's datatype engine packs or unpacks when its blocks are short,
-// and memcpy copies run by run when they are not (kRunCopyMinBlock); else as byte runs.
+// enough, whose selected bytes MPI's datatype engine packs or unpacks when the file or memory
+// type's blocks are short, and memcpy copies run by run when they are not (kRunCopyMinBlock);
+// else as byte runs.
 // Pieces that cannot form one ascending file type (overlapping pieces, points named twice) use
 // byte runs on both routes.
 #pragma once
@@ -14,12 +15,13 @@
 
 namespace mpiio {
 
-// Mean bytes per contiguous block of a sieved range from which its bytes are copied run by run
-// with memcpy rather than by MPI_Pack/MPI_Unpack. MPICH 4.0's datatype engine copies blocks of
-// MPI_BYTE a byte at a time: 125 us against memcpy's 13 us for 256 KiB in 128-byte blocks (941
-// against 81 us in 1 KiB blocks), which made MPICH's strided1d/coll read 0.85x the built-in
-// driver. Open MPI's engine runs at memcpy's speed there. Shorter blocks stay with the datatype
-// engine: building the runs costs more than MPI's copy of them (4-byte blocks: 6-10 us per 2048).
+// Mean bytes per block (of the file type or the memory type, whichever has more blocks, counted
+// before MPI merges any) from which a sieved range's bytes are copied run by run with memcpy
+// rather than by MPI_Pack/MPI_Unpack. MPICH 4.0's datatype engine copies blocks of MPI_BYTE a byte
+// at a time: 125 us against memcpy's 13 us for 256 KiB in 128-byte blocks (941 against 81 us in
+// 1 KiB blocks), which made MPICH's strided1d/coll read 0.85x the built-in driver. Open MPI's
+// engine runs at memcpy's speed there. Shorter blocks stay with the engine: for 2048 blocks of 4
+// bytes it takes 6-10 us, a memcpy per run 8-9 us before the runs are even built.
 inline constexpr std::uint64_t kRunCopyMinBlock = 64;
 
 class SelectionTransfer final : public RankTransfer {
@@ -47,7 +49,7 @@ private:
     std::span<const selection::SelectionPiece> pieces_;
     FileState &st_;
     CollectiveRequest request_;
-    std::uint64_t file_blocks_ = 0; // contiguous blocks the file type describes
+    std::uint64_t copy_blocks_ = 0; // blocks of the file or memory type, whichever has more
     bool runs_built_ = false;       // st_.scratch.runs holds this transfer's runs
 };
 

@@ -43,8 +43,9 @@ const std::vector<Case> &cases() {
     static const std::vector<Case> all = {
         // each rank a strided region of its own block: disjoint extents with holes inside
         {"own_strided", [](int r, int) { return every(r * kPerRank + 1, (r + 1) * kPerRank - 1, 2); }, true},
-        // the same with runs of 20 elements (80 bytes: a sieved range copied run by run, not by
-        // MPI's datatype engine) and holes of 12
+        // the same with runs of 20 elements and holes of 12: 80-byte runs, which a sieved range
+        // on the independent route (contiguous layout, packed memory) copies with memcpy rather
+        // than MPI's datatype engine
         {"own_long_runs",
          [](int r, int) { return runs_every(r * kPerRank + 2, (r + 1) * kPerRank - 2, 20, 32); }, true},
         // whole blocks: extents touch

@@ -82,6 +82,16 @@ size_t independent_bytes(File *file, Direction dir, haddr_t addr, char *buf, siz
     return moved;
 }
 
+void copy_runs_via_buffer(std::span<const Run> runs, char *buffer, haddr_t base, Direction dir) {
+    for (const Run &r : runs) {
+        char *in_buffer = buffer + (r.addr - base);
+        if (dir == Direction::Read)
+            std::memcpy(r.buf, in_buffer, r.size);
+        else
+            std::memcpy(in_buffer, r.buf, r.size);
+    }
+}
+
 void independent_runs(File *file, Direction dir, const std::vector<Run> &runs, bool bridge_write_gaps) {
     FileState &st = *file->state;
     const size_t staging_limit = st.config.staging_buffer;
@@ -139,14 +149,9 @@ void independent_runs(File *file, Direction dir, const std::vector<Run> &runs, b
             staging.resize(span);
         if (dir == Direction::Read || has_gap)
             independent_bytes(file, Direction::Read, base, staging.data(), span);
-        if (dir == Direction::Read) {
-            for (size_t k = i; k < j; ++k)
-                std::memcpy(runs[k].buf, staging.data() + (runs[k].addr - base), runs[k].size);
-        } else {
-            for (size_t k = i; k < j; ++k)
-                std::memcpy(staging.data() + (runs[k].addr - base), runs[k].buf, runs[k].size);
+        copy_runs_via_buffer(std::span<const Run>(runs.data() + i, j - i), staging.data(), base, dir);
+        if (dir == Direction::Write)
             independent_bytes(file, Direction::Write, base, staging.data(), span);
-        }
         i = j;
     }
 }

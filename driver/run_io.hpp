@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 namespace mpiio {
@@ -34,6 +35,10 @@ inline constexpr size_t kDirectRunBytes = size_t{64} << 10;
 // (view_writer.hpp) rather than one call each, and most (a bound on the view's type map).
 inline constexpr size_t kViewWriteMinRuns = 8;
 inline constexpr size_t kViewWriteMaxRuns = size_t{1} << 20;
+
+// Local. The runs' bytes between their memory and `buffer`, which holds the file from `base` on:
+// one memcpy per run, into memory for a read, into the buffer for a write.
+void copy_runs_via_buffer(std::span<const Run> runs, char *buffer, haddr_t base, Direction dir);
 
 // Local. Sorted, merged runs with as few MPI calls as the staging buffer allows: small runs
 // separated by at most config.sieve_gap bytes are moved as one range through the staging buffer.

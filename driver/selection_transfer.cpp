@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstring>
 
 namespace mpiio {
 
@@ -73,24 +72,12 @@ bool SelectionTransfer::sieve_with_datatypes(Direction dir, bool bridge_write_ga
     return dense || span <= st_.config.staging_buffer;
 }
 
-void SelectionTransfer::copy_runs(char *buffer, haddr_t lo, Direction dir) {
-    if (!runs_built_)
-        build_runs();
-    for (const Run &r : st_.scratch.runs) {
-        char *in_file = buffer + (r.addr - lo);
-        if (dir == Direction::Read)
-            std::memcpy(r.buf, in_file, r.size);
-        else
-            std::memcpy(in_file, r.buf, r.size);
-    }
-}
-
-// Local. Reads [lo, end) into a buffer, and for a write puts the memory bytes into it at the file
-// type's positions and writes the whole range back (the holes it read rewritten unchanged).
+// Local. Reads [lo, end) into a buffer, puts the selected bytes between it and memory (by memcpy
+// per run for long runs, else by MPI's datatype engine), and for a write writes the whole range
+// back (the holes it read rewritten unchanged).
 void SelectionTransfer::move_sieved(File *file, Direction dir) {
     const auto lo = static_cast<haddr_t>(request_.view_disp);
     const size_t span = request_.end - lo;
-    const int bytes = static_cast<int>(request_.bytes);
     // The file's staging buffer up to its limit; a larger range gets a buffer of its own.
     std::vector<char> own;
     std::vector<char> &buffer = span <= st_.config.staging_buffer ? st_.scratch.staging : own;
@@ -98,18 +85,24 @@ void SelectionTransfer::move_sieved(File *file, Direction dir) {
         buffer.resize(span);
     independent_bytes(file, Direction::Read, lo, buffer.data(), span);
     if (request_.bytes >= kRunCopyMinBlock * copy_blocks_) { // long runs: memcpy, not MPI's engine
-        copy_runs(buffer.data(), lo, dir);
-        if (dir == Direction::Write)
-            independent_bytes(file, Direction::Write, lo, buffer.data(), span);
-        return;
+        build_runs();
+        copy_runs_via_buffer(st_.scratch.runs, buffer.data(), lo, dir);
+    } else {
+        copy_with_datatypes(buffer.data(), dir);
     }
+    if (dir == Direction::Write)
+        independent_bytes(file, Direction::Write, lo, buffer.data(), span);
+}
+
+void SelectionTransfer::copy_with_datatypes(char *buffer, Direction dir) {
+    const int bytes = static_cast<int>(request_.bytes);
     // A non-contiguous memory side goes through a packed copy.
     const bool packed_memory = request_.mem == MPI_BYTE;
     std::vector<char> packed(packed_memory ? 0 : request_.bytes);
     char *contiguous = packed_memory ? static_cast<char *>(request_.mem_base) : packed.data();
     int position = 0;
     if (dir == Direction::Read) {
-        check_mpi(MPI_Pack(buffer.data(), 1, request_.file, contiguous, bytes, &position, MPI_COMM_SELF),
+        check_mpi(MPI_Pack(buffer, 1, request_.file, contiguous, bytes, &position, MPI_COMM_SELF),
                   "MPI_Pack (sieved read)");
         if (!packed_memory) {
             position = 0;
@@ -125,9 +118,8 @@ void SelectionTransfer::move_sieved(File *file, Direction dir) {
                   "MPI_Pack (sieved write)");
         position = 0;
     }
-    check_mpi(MPI_Unpack(contiguous, bytes, &position, buffer.data(), 1, request_.file, MPI_COMM_SELF),
+    check_mpi(MPI_Unpack(contiguous, bytes, &position, buffer, 1, request_.file, MPI_COMM_SELF),
               "MPI_Unpack (sieved write)");
-    independent_bytes(file, Direction::Write, lo, buffer.data(), span);
 }
 
 void SelectionTransfer::move_independently(File *file, Direction dir, bool bridge_write_gaps) {

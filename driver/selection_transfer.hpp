@@ -42,9 +42,9 @@ private:
     // run (kRunCopyMinBlock).
     bool sieve_with_datatypes(Direction dir, bool bridge_write_gaps) const;
     void move_sieved(File *file, Direction dir);
-    // Local. The selected bytes between the sieve buffer (holding the file from `lo`) and the
-    // caller's memory, one memcpy per run.
-    void copy_runs(char *buffer, haddr_t lo, Direction dir);
+    // Local. The selected bytes between the sieve buffer (holding the file from the request's
+    // first byte) and the caller's memory, by MPI_Pack/MPI_Unpack of the request's types.
+    void copy_with_datatypes(char *buffer, Direction dir);
 
     std::span<const selection::SelectionPiece> pieces_;
     FileState &st_;

@@ -176,7 +176,8 @@ void collective_transfer(File *file, Direction dir, RankTransfer *mine, std::opt
                        st.scratch.exchange);
     ++st.stats.collective_mpi_calls;
     const route::Decision decision =
-        route::decide(st.scratch.exchange, st.config.collective_route, individual);
+        route::decide(st.scratch.exchange, st.config.collective_route, individual,
+                      dir == Direction::Read ? st.config.read_overlap_limit : 1);
     NoTransfer nothing;
     if (!decision.independent) {
         ++st.stats.mpi_route_ops;

@@ -136,7 +136,8 @@ const std::vector<KeySpec> &key_table() {
         {"collective_route", "auto | collective | independent", "auto",
          "how a collective transfer moves its bytes: `auto` lets each rank move its own extent with "
          "independent calls when no two ranks' extents overlap (sieved reads; writes that read back the "
-         "holes inside the rank's own extent) and uses MPI collective I/O when they interleave; `collective` "
+         "holes inside the rank's own extent), for reads also when they overlap within `read_overlap_limit`, "
+         "and uses MPI collective I/O otherwise; `collective` "
          "always uses MPI collective I/O; `independent` never does (writes then bridge holes only when the "
          "extents are disjoint), except where the library itself hands over a file datatype with holes "
          "(selection I/O off): that transfer stays MPI collective I/O",
@@ -144,6 +145,20 @@ const std::vector<KeySpec> &key_table() {
              c.collective_route = choose(k, v, kRoute);
          },
          [](const Config &c) { return name_of(c.collective_route, kRoute); }},
+        {"read_overlap_limit", "ranks per byte, 1-65536", "4",
+         "`auto` route of collective reads whose ranks' extents overlap (interleaved blocks, point "
+         "selections): each rank still reads its own extent on its own (sieved) when the extents add up to "
+         "at "
+         "most this many times the file range they cover together, so the file system serves at most that "
+         "many times the bytes MPI collective I/O would read once and exchange; above it, MPI collective "
+         "I/O. "
+         "`1`: only disjoint extents, as for writes (a write never bridges another rank's bytes)",
+         [](Config &c, const std::string &k, const std::string &v) {
+             c.read_overlap_limit = parse_unsigned(k, v, 65536);
+             if (c.read_overlap_limit == 0)
+                 bad_value(k, v, "must be at least 1");
+         },
+         [](const Config &c) { return std::to_string(c.read_overlap_limit); }},
         {"staging_buffer", "bytes, K/M/G suffix", "4M",
          "largest buffer used to turn many small independent byte runs into one MPI call (a contiguous run "
          "of 64 KiB or more moves with a call of its own, without a copy)",

@@ -19,7 +19,8 @@ enum class CommChoice { World, Self }; // communicator when the FAPL carries non
 enum class SyncPolicy { Auto, Flush, Never };
 enum class StatsMode { Off, Summary };
 // How a collective transfer moves its bytes (ARCHITECTURE.md D12). auto: each rank moves its own
-// extent independently when no two ranks' extents overlap, MPI collective I/O otherwise;
+// extent independently when no two ranks' extents overlap (reads: when they overlap within
+// read_overlap_limit), MPI collective I/O otherwise;
 // collective: always MPI collective I/O; independent: always each rank on its own (writes then
 // bridge holes only when the extents are disjoint).
 enum class CollectiveRoute { Auto, Collective, Independent };
@@ -39,6 +40,10 @@ struct Config {
     std::size_t staging_buffer = std::size_t{4} << 20;
     std::size_t sieve_gap = 4096;
     CollectiveRoute collective_route = CollectiveRoute::Auto;
+    // Under `auto`, a collective read whose ranks' extents overlap still goes rank by rank when
+    // the extents add up to at most this many times the file range they cover together (route.hpp);
+    // 1: only disjoint extents, as for writes.
+    unsigned read_overlap_limit = 4;
     // Independent writes of many small runs as one call through the rank's own file view
     // (view_writer.hpp).
     bool view_writes = true;

@@ -2,42 +2,67 @@
 
 #include <algorithm>
 #include <climits>
+#include <limits>
 #include <utility>
 #include <vector>
 
 namespace mpiio::route {
 namespace {
 
-// True when the non-empty ranges of `words` do not overlap. Ranks usually own ascending blocks,
-// which one pass confirms; any other order is sorted first.
-bool ranges_disjoint(std::span<const std::int64_t> words) {
-    bool ascending = true;
-    std::int64_t prev_hi = INT64_MIN;
-    for (std::size_t i = 0; i + kWords <= words.size(); i += kWords) {
-        if (words[i] == words[i + 1])
-            continue;
-        if (words[i] < prev_hi) {
-            ascending = false;
-            break;
-        }
-        prev_hi = words[i + 1];
-    }
-    if (ascending)
-        return true;
+struct Overlap {
+    bool disjoint = true;     // no two non-empty ranges overlap (touching is fine)
+    bool within_limit = true; // their lengths add up to at most `limit` times their union's
+};
+
+// The non-empty ranges of `words`, sorted.
+std::vector<std::pair<std::int64_t, std::int64_t>> sorted_ranges(std::span<const std::int64_t> words) {
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
     for (std::size_t i = 0; i + kWords <= words.size(); i += kWords)
         if (words[i] != words[i + 1])
             ranges.emplace_back(words[i], words[i + 1]);
     std::sort(ranges.begin(), ranges.end());
-    for (std::size_t k = 1; k < ranges.size(); ++k)
-        if (ranges[k].first < ranges[k - 1].second)
-            return false;
-    return true;
+    return ranges;
+}
+
+// How the ranks' ranges lie. Ranks usually own ascending blocks, which one pass confirms; any
+// other order is sorted first. Sums saturate: an overflow only says "over the limit".
+Overlap measure_overlap(std::span<const std::int64_t> words, std::uint64_t limit) {
+    std::int64_t prev_hi = INT64_MIN;
+    bool ascending = true;
+    for (std::size_t i = 0; i + kWords <= words.size() && ascending; i += kWords) {
+        if (words[i] == words[i + 1])
+            continue;
+        ascending = words[i] >= prev_hi;
+        prev_hi = words[i + 1];
+    }
+    if (ascending)
+        return {};
+    constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+    Overlap o;
+    std::uint64_t total = 0, covered = 0;
+    std::int64_t union_lo = 0, union_hi = INT64_MIN;
+    for (const auto &[lo, hi] : sorted_ranges(words)) {
+        const auto length = static_cast<std::uint64_t>(hi - lo);
+        total = total > kMax - length ? kMax : total + length;
+        if (lo < union_hi) {
+            o.disjoint = false;
+            union_hi = std::max(union_hi, hi);
+            continue;
+        }
+        if (union_hi != INT64_MIN)
+            covered += static_cast<std::uint64_t>(union_hi - union_lo);
+        union_lo = lo;
+        union_hi = hi;
+    }
+    covered += static_cast<std::uint64_t>(union_hi - union_lo);
+    o.within_limit = covered > kMax / limit || total <= limit * covered; // limit x covered > any sum
+    return o;
 }
 
 } // namespace
 
-Decision decide(std::span<const std::int64_t> words, CollectiveRoute policy, bool individual_io) {
+Decision decide(std::span<const std::int64_t> words, CollectiveRoute policy, bool individual_io,
+                std::uint64_t overlap_limit) {
     Decision d;
     bool all_capable = true;
     for (std::size_t i = 0; i + kWords <= words.size(); i += kWords) {
@@ -46,9 +71,10 @@ Decision decide(std::span<const std::int64_t> words, CollectiveRoute policy, boo
         all_capable = all_capable && (empty || (flags & kIndependentCapable) != 0);
         d.all_contiguous = d.all_contiguous && (empty || (flags & kContiguous) != 0);
     }
-    d.disjoint = ranges_disjoint(words);
+    const Overlap overlap = measure_overlap(words, std::max<std::uint64_t>(overlap_limit, 1));
+    d.disjoint = overlap.disjoint;
     const bool wanted = individual_io || policy == CollectiveRoute::Independent ||
-                        (policy == CollectiveRoute::Auto && d.disjoint);
+                        (policy == CollectiveRoute::Auto && overlap.within_limit);
     d.independent = wanted && all_capable;
     return d;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -35,6 +36,29 @@ Dataset make_dataset(hid_t file, const char *name) {
     d.mspace = Hid(H5Screate_simple(1, count, nullptr));
     d.values = values_at<int>(hyperslab_indices({dims[0]}, {start[0]}, {1}, {kPerRank}));
     return d;
+}
+
+// A plugin file opened with `config`, holding dataset "a" that every rank has written its block
+// of collectively.
+struct WrittenFile {
+    Hid file;
+    Dataset a;
+};
+
+WrittenFile create_written(const std::string &path, const char *config) {
+    FaplOptions options;
+    options.config = config;
+    Hid fapl = make_fapl(Driver::Mpiio, options);
+    WrittenFile w;
+    w.file = Hid(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    EXPECT_TRUE(all_ranks(w.file.valid()));
+    if (!w.file.valid())
+        return w;
+    w.a = make_dataset(w.file, "a");
+    Hid coll = make_dxpl(H5FD_MPIO_COLLECTIVE);
+    EXPECT_TRUE(
+        all_ranks(H5Dwrite(w.a.dset, H5T_NATIVE_INT, w.a.mspace, w.a.fspace, coll, w.a.values.data()) >= 0));
+    return w;
 }
 
 TEST(Stats, CountCollectiveAndIndependentTransfers) {
@@ -117,6 +141,46 @@ TEST(Stats, ForcedRoutesAreCounted) {
             EXPECT_EQ(s1.collective_reads, s0.collective_reads);
             EXPECT_EQ(s1.mpi_route_ops, s0.mpi_route_ops);
             EXPECT_GT(s1.independent_route_ops, s0.independent_route_ops);
+        }
+    }
+}
+
+// A collective read whose ranks' extents interleave (rank r reads every size-th element from r)
+// goes rank by rank under the default read_overlap_limit (4: on up to 4 ranks the extents cannot
+// add up to more), and through MPI collective I/O with read_overlap_limit=1; the values are right
+// either way.
+TEST(Stats, InterleavedReadsFollowTheOverlapLimit) {
+    const int rank = world_rank(), size = world_size();
+    const char *forced = std::getenv("MPIIO_TEST_CONFIG");
+    const bool policy_forced = forced != nullptr && std::strstr(forced, "collective_route") != nullptr;
+    for (const char *config : {"", "read_overlap_limit=1"}) {
+        SCOPED_TRACE(config);
+        WrittenFile w =
+            create_written(test_dir() + "/overlap" + std::to_string(config[0] != 0) + ".h5", config);
+        ASSERT_TRUE(all_ranks(w.file.valid()));
+        const Hid &file = w.file;
+        const Dataset &a = w.a;
+        Hid coll = make_dxpl(H5FD_MPIO_COLLECTIVE);
+        const hsize_t dims[1] = {kPerRank * static_cast<hsize_t>(size)};
+        const hsize_t start[1] = {static_cast<hsize_t>(rank)}, stride[1] = {static_cast<hsize_t>(size)},
+                      count[1] = {kPerRank};
+        Hid fspace(H5Screate_simple(1, dims, nullptr));
+        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, stride, count, nullptr);
+        const auto s0 = stats_of(file);
+        std::vector<int> got(kPerRank, -1);
+        EXPECT_TRUE(all_ranks(H5Dread(a.dset, H5T_NATIVE_INT, a.mspace, fspace, coll, got.data()) >= 0));
+        const auto s1 = stats_of(file);
+        EXPECT_EQ(got, values_at<int>(hyperslab_indices({dims[0]}, {start[0]}, {stride[0]}, {kPerRank})));
+        if (policy_forced || size == 1)
+            continue; // the environment overrides the policy; one rank has nothing to overlap
+        const auto independent = s1.independent_route_ops - s0.independent_route_ops;
+        const auto mpi = s1.mpi_route_ops - s0.mpi_route_ops;
+        if (config[0] == 0 && size <= 4) {
+            EXPECT_GT(independent, 0u);
+            EXPECT_EQ(mpi, 0u);
+        } else if (config[0] != 0) {
+            EXPECT_GT(mpi, 0u);
+            EXPECT_EQ(independent, 0u);
         }
     }
 }
@@ -226,16 +290,9 @@ TEST(Stats, SyncFollowsThePolicy) {
     const std::string dir = test_dir();
     for (const char *config : {"sync=auto", "sync=flush", "sync=never"}) {
         SCOPED_TRACE(config);
-        FaplOptions opt;
-        opt.config = config;
-        Hid fapl = make_fapl(Driver::Mpiio, opt);
-        const std::string path = dir + "/sync_" + std::string(config + 5) + ".h5";
-        Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
-        ASSERT_TRUE(all_ranks(file.valid()));
-        Dataset a = make_dataset(file, "a");
-        Hid coll = make_dxpl(H5FD_MPIO_COLLECTIVE);
-        EXPECT_TRUE(
-            all_ranks(H5Dwrite(a.dset, H5T_NATIVE_INT, a.mspace, a.fspace, coll, a.values.data()) >= 0));
+        WrittenFile w = create_written(dir + "/sync_" + std::string(config + 5) + ".h5", config);
+        ASSERT_TRUE(all_ranks(w.file.valid()));
+        const Hid &file = w.file;
         const auto before = stats_of(file);
         EXPECT_TRUE(all_ranks(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0));
         const auto after = stats_of(file);

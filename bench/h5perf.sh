@@ -11,13 +11,14 @@
 #   bench/h5perf.sh --h5perf <hdf5>/bin/h5perf --shim build/tools/libh5mpiio_redirect.so \
 #                   --plugin-dir build/plugins [--mpi openmpi|mpich] [--ranks 4]
 #                   [--io ompio|romio321] [--dir /dev/shm] [--out DIR] [--launches 5]
-#                   [--iterations 3] [--size small|large] [--configs a,b,...]
+#                   [--iterations 3] [--size small|medium|large] [--configs a,b,...]
 #
 #   --mpi       openmpi (default: mpirun --oversubscribe --bind-to none [--mca io C]) or mpich
 #               (mpirun.mpich; --io does not apply)
 #   --configs   subset of contig-coll,chunked-coll,contig-ind,interleaved-coll,interleaved-ind
 #               (default all)
-#   --size      small: 8 MiB per process per dataset (default); large: 64 MiB
+#   --size      small: 8 MiB per process per dataset; medium (default): 32 MiB; large: 64 MiB.
+#               At 8 MiB a phase lasts 5-30 ms here and single launches spread 0.4-1.5x.
 #
 # Writes <out>/h5perf.csv (every number h5perf printed, per launch), <out>/h5perf.md (summary)
 # and <out>/h5perf-<config>-<driver>-<launch>.log. Before measuring a configuration it runs it
@@ -27,7 +28,7 @@
 set -euo pipefail
 
 H5PERF="" SHIM="" PLUGIN_DIR="" MPI=openmpi RANKS=4 IO="" DIR=/dev/shm OUT=h5perf-results ITER=3 LAUNCHES=5
-SIZE=small CONFIGS=""
+SIZE=medium CONFIGS=""
 while (($#)); do
   case "$1" in
     --h5perf) H5PERF=$2; shift 2 ;;
@@ -59,9 +60,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROO
 
 # Per-process bytes per dataset.
 case "$SIZE" in
-  small|tiny|medium) E=8M ;;
+  small|tiny) E=8M ;;
+  medium) E=32M ;;
   large) E=64M ;;
-  *) echo "h5perf.sh: --size must be small or large" >&2; exit 2 ;;
+  *) echo "h5perf.sh: --size must be small, medium or large" >&2; exit 2 ;;
 esac
 # name | h5perf arguments (besides -A -i -p -P). The first two are the issue-10 targets.
 ALL_CONFIGS=(
@@ -173,7 +175,7 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 # MPI-IO API over the launches of both drivers. (mawk has no asort: insertion sort.)
 MD="$OUT/h5perf.md"
 awk -F, -v layer="$LAYER" -v ranks="$RANKS" -v io="$IOLABEL" -v launches="$LAUNCHES" -v iter="$ITER" \
-    -v dir="$DIR" -v load0="$LOAD_START" -v load1="$LOAD_END" \
+    -v dir="$DIR" -v load0="$LOAD_START" -v load1="$LOAD_END" -v per_process="$E" \
     -v version="$("$H5PERF" -h 2>&1 | awk '/Version/{print $3; exit}')" '
   function sorted(key, v,    n, i, j, t) {
     n = cnt[key]
@@ -204,7 +206,7 @@ awk -F, -v layer="$LAYER" -v ranks="$RANKS" -v io="$IOLABEL" -v launches="$LAUNC
       for (l = 1; l <= launches; l++)
         if ((order[k], "mpio", l) in bw && (order[k], "mpiio", l) in bw && bw[order[k], "mpio", l] > 0)
           add(order[k] SUBSEP "ratio", bw[order[k], "mpiio", l] / bw[order[k], "mpio", l])
-    printf "**%s**, h5perf (HDF5 %s), %d ranks, io %s, files in %s: %d launch pairs alternating between the drivers (mpio first, then mpiio first, ...), h5perf -i %d in each. ", layer, version, ranks, io, dir, launches, iter
+    printf "**%s**, h5perf (HDF5 %s), %d ranks, io %s, files in %s, %siB per process per dataset (-e %s): %d launch pairs alternating between the drivers (mpio first, then mpiio first, ...), h5perf -i %d in each. ", layer, version, ranks, io, dir, per_process, per_process, launches, iter
     printf "Throughput: median (min-max) over launches of h5perf\x27s average, MB/s as h5perf prints it. **mpiio/mpio**: median (min-max) of the per-pair ratios (> 1: the plugin is faster). \"mpiio\" = the same h5perf binary with LD_PRELOAD=libh5mpiio_redirect.so MPIIO_REDIRECT=1; h5perf MPIO = h5perf\x27s raw MPI-IO API in the same launches. Load average %s at start, %s at end.\n\n", load0, load1
     t1 = "contig-coll" SUBSEP "Write"; t2 = "chunked-coll" SUBSEP "Write"
     if ((t1 in seen) || (t2 in seen)) {

@@ -57,7 +57,7 @@ typedef struct H5FD_mpiio_prefix_t {
     X(uint64_t, collective_chunks, "chunks transferred collectively in multi-chunk operations")             \
     X(uint64_t, independent_chunks, "chunks transferred independently in multi-chunk operations")           \
     X(uint64_t, collective_ops, "collective transfers (every rank joins; one route choice each)")           \
-    X(uint64_t, independent_route_ops, "collective transfers each rank moved on its own (disjoint extents)") \
+    X(uint64_t, independent_route_ops, "collective transfers moved rank by rank (independent route)")       \
     X(uint64_t, mpi_route_ops, "collective transfers moved with MPI collective I/O")                         \
     X(uint64_t, collective_mpi_calls, "collective MPI calls made by collective transfers")                  \
     X(uint64_t, set_views, "MPI_File_set_view calls on the shared handle")                                 \

@@ -88,7 +88,7 @@ std::size_t parse_bytes(const std::string &key, const std::string &value) {
     return static_cast<std::size_t>(n << shift);
 }
 
-unsigned parse_unsigned(const std::string &key, const std::string &value, unsigned max) {
+unsigned parse_unsigned(const std::string &key, const std::string &value, unsigned max, unsigned min = 0) {
     size_t pos = 0;
     unsigned long n = 0;
     try {
@@ -96,8 +96,9 @@ unsigned parse_unsigned(const std::string &key, const std::string &value, unsign
     } catch (const std::exception &) {
         pos = 0;
     }
-    if (pos == 0 || pos != value.size() || !starts_with_digit(value) || n > max)
-        bad_value(key, value, "expected a whole number from 0 to " + std::to_string(max));
+    if (pos == 0 || pos != value.size() || !starts_with_digit(value) || n < min || n > max)
+        bad_value(key, value,
+                  "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max));
     return static_cast<unsigned>(n);
 }
 
@@ -145,18 +146,15 @@ const std::vector<KeySpec> &key_table() {
              c.collective_route = choose(k, v, kRoute);
          },
          [](const Config &c) { return name_of(c.collective_route, kRoute); }},
-        {"read_overlap_limit", "ranks per byte, 1-65536", "4",
+        {"read_overlap_limit", "ratio, 1-65536", "4",
          "`auto` route of collective reads whose ranks' extents overlap (interleaved blocks, point "
-         "selections): each rank still reads its own extent on its own (sieved) when the extents add up to "
-         "at "
-         "most this many times the file range they cover together, so the file system serves at most that "
-         "many times the bytes MPI collective I/O would read once and exchange; above it, MPI collective "
-         "I/O. "
-         "`1`: only disjoint extents, as for writes (a write never bridges another rank's bytes)",
+         "selections): each rank still reads inside its own extent on its own (in one call when a quarter or "
+         "more of it is selected, else run by run) when the extents add up to at most this many times the "
+         "file range they cover together, so the file system serves at most that many times the bytes MPI "
+         "collective I/O would read once and exchange; above it, MPI collective I/O. `1`: only disjoint "
+         "extents, as for writes (a write never bridges another rank's bytes)",
          [](Config &c, const std::string &k, const std::string &v) {
-             c.read_overlap_limit = parse_unsigned(k, v, 65536);
-             if (c.read_overlap_limit == 0)
-                 bad_value(k, v, "must be at least 1");
+             c.read_overlap_limit = parse_unsigned(k, v, 65536, 1);
          },
          [](const Config &c) { return std::to_string(c.read_overlap_limit); }},
         {"staging_buffer", "bytes, K/M/G suffix", "4M",

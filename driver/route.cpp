@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <limits>
 #include <utility>
 #include <vector>
 
@@ -25,7 +24,8 @@ std::vector<std::pair<std::int64_t, std::int64_t>> sorted_ranges(std::span<const
 }
 
 // How the ranks' ranges lie. Ranks usually own ascending blocks, which one pass confirms; any
-// other order is sorted first. Sums saturate: an overflow only says "over the limit".
+// other order is sorted first. The sums are exact: 128 bits hold any number of 63-bit lengths an
+// MPI job can gather.
 Overlap measure_overlap(std::span<const std::int64_t> words, std::uint64_t limit) {
     std::int64_t prev_hi = INT64_MIN;
     bool ascending = true;
@@ -37,13 +37,11 @@ Overlap measure_overlap(std::span<const std::int64_t> words, std::uint64_t limit
     }
     if (ascending)
         return {};
-    constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
     Overlap o;
-    std::uint64_t total = 0, covered = 0;
+    unsigned __int128 total = 0, covered = 0;
     std::int64_t union_lo = 0, union_hi = INT64_MIN;
     for (const auto &[lo, hi] : sorted_ranges(words)) {
-        const auto length = static_cast<std::uint64_t>(hi - lo);
-        total = total > kMax - length ? kMax : total + length;
+        total += static_cast<std::uint64_t>(hi - lo);
         if (lo < union_hi) {
             o.disjoint = false;
             union_hi = std::max(union_hi, hi);
@@ -55,7 +53,7 @@ Overlap measure_overlap(std::span<const std::int64_t> words, std::uint64_t limit
         union_hi = hi;
     }
     covered += static_cast<std::uint64_t>(union_hi - union_lo);
-    o.within_limit = covered > kMax / limit || total <= limit * covered; // limit x covered > any sum
+    o.within_limit = total <= covered * limit;
     return o;
 }
 

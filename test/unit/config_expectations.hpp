@@ -44,6 +44,7 @@ inline const std::vector<KeySpec> &keys() {
         {"staging_buffer", ValueKind::Bytes, {}, 1, SIZE_MAX},
         {"sieve_gap", ValueKind::Bytes, {}, 0, SIZE_MAX},
         {"collective_route", ValueKind::Choice, {"auto", "collective", "independent"}},
+        {"read_overlap_limit", ValueKind::Unsigned, {}, 1, 65536},
         {"view_writes", ValueKind::Choice, {"on", "off"}},
         {"chunk_opt", ValueKind::Choice, {"default", "linked", "multi"}},
         {"chunk_opt_num", ValueKind::Unsigned, {}, 0, 1u << 30},
@@ -85,6 +86,8 @@ inline void store(Config &config, const std::string &key, const std::string &cho
         config.collective_route = choice == "collective"    ? mpiio::CollectiveRoute::Collective
                                   : choice == "independent" ? mpiio::CollectiveRoute::Independent
                                                             : mpiio::CollectiveRoute::Auto;
+    else if (key == "read_overlap_limit")
+        config.read_overlap_limit = static_cast<unsigned>(number);
     else if (key == "view_writes")
         config.view_writes = choice == "on";
     else if (key == "chunk_opt")
@@ -113,6 +116,9 @@ inline std::string difference(const Config &got, const Config &want) {
         return "sieve_gap " + std::to_string(got.sieve_gap) + " != " + std::to_string(want.sieve_gap);
     if (got.collective_route != want.collective_route)
         return "collective_route";
+    if (got.read_overlap_limit != want.read_overlap_limit)
+        return "read_overlap_limit " + std::to_string(got.read_overlap_limit) +
+               " != " + std::to_string(want.read_overlap_limit);
     if (got.view_writes != want.view_writes)
         return "view_writes";
     if (got.chunk_opt != want.chunk_opt)

@@ -228,8 +228,9 @@ private:
             return one_of(signs) + number() + (chance(20) ? " " : "") + one_of(suffixes);
         }
         case ce::ValueKind::Unsigned: {
-            static const std::vector<std::string> around = {
-                "0", "1", "99", "100", "101", "1073741824", "1073741825", "4294967296", "-1", "2.5"};
+            static const std::vector<std::string> around = {"0",          "1",          "99",    "100",
+                                                            "101",        "65536",      "65537", "1073741824",
+                                                            "1073741825", "4294967296", "-1",    "2.5"};
             return chance(50) ? one_of(around) : (chance(5) ? "+" : "") + number();
         }
         }

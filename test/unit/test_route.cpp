@@ -136,6 +136,15 @@ TEST(Route, HugeRangesDoNotOverflowTheSum) {
     EXPECT_FALSE(decide(huge, CollectiveRoute::Auto, false, 2).independent);
     EXPECT_TRUE(decide(huge, CollectiveRoute::Auto, false, 3).independent);
     EXPECT_TRUE(decide(huge, CollectiveRoute::Auto, false, 65536).independent);
+    // five ranks each over all of [0, INT64_MAX): the sum passes 2^64, and is still 5x the range
+    const auto all = words({{0, INT64_MAX, kStrided},
+                            {0, INT64_MAX, kStrided},
+                            {0, INT64_MAX, kStrided},
+                            {0, INT64_MAX, kStrided},
+                            {0, INT64_MAX, kStrided}});
+    EXPECT_FALSE(decide(all, CollectiveRoute::Auto, false, 3).independent);
+    EXPECT_FALSE(decide(all, CollectiveRoute::Auto, false, 4).independent);
+    EXPECT_TRUE(decide(all, CollectiveRoute::Auto, false, 5).independent);
 }
 
 TEST(Route, OneRank) {

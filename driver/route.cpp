@@ -69,7 +69,7 @@ Decision decide(std::span<const std::int64_t> words, CollectiveRoute policy, boo
         all_capable = all_capable && (empty || (flags & kIndependentCapable) != 0);
         d.all_contiguous = d.all_contiguous && (empty || (flags & kContiguous) != 0);
     }
-    const Overlap overlap = measure_overlap(words, std::max<std::uint64_t>(overlap_limit, 1));
+    const Overlap overlap = measure_overlap(words, overlap_limit);
     d.disjoint = overlap.disjoint;
     const bool wanted = individual_io || policy == CollectiveRoute::Independent ||
                         (policy == CollectiveRoute::Auto && overlap.within_limit);

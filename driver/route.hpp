@@ -26,10 +26,11 @@ struct Decision {
 
 // `words`: kWords per rank, rank by rank. `individual_io`: the application asked for independent
 // low-level calls under a collective transfer (H5Pset_dxpl_mpio_collective_opt INDIVIDUAL_IO).
-// `overlap_limit`: under `auto`, the ranks move their own bytes when their ranges add up to at
-// most this many times the file range they cover together: 1 (writes) takes only disjoint ranges;
-// reads pass config.read_overlap_limit (a rank reading on its own reads inside its own range
-// only, so the ranks read at most that many times what MPI collective I/O would read once).
+// `overlap_limit` (at least 1): under `auto`, the ranks move their own bytes when their ranges
+// add up to at most this many times the file range they cover together: 1 (writes) takes only
+// disjoint ranges; reads pass config.read_overlap_limit (a rank reading on its own reads inside
+// its own range only, so the ranks read at most that many times what MPI collective I/O would
+// read once).
 Decision decide(std::span<const std::int64_t> words, CollectiveRoute policy, bool individual_io,
                 std::uint64_t overlap_limit);
 

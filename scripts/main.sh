@@ -267,7 +267,7 @@ run_layer() {
       local args=(--h5perf "$prefix/bin/h5perf" --shim "$shim" --plugin-dir "$build/plugins"
                   --ranks "$([ "$layer" = mpich ] && echo "$MPICH_RANKS" || echo "$RANKS")"
                   --dir "$DIR" --out "$dir/h5perf" --launches "$H5PERF_LAUNCHES"
-                  --size "$(case "$SIZE" in large) echo large ;; medium) echo medium ;; *) echo small ;; esac)")
+                  --size "$SIZE")
       if [ "$layer" = mpich ]; then args+=(--mpi mpich); else args+=(--mpi openmpi --io "$([ "$layer" = romio ] && echo romio321 || echo ompio)"); fi
       [ -n "$H5PERF_CONFIGS" ] && args+=(--configs "$H5PERF_CONFIGS")
       log "$layer: h5perf, built-in mpio vs the plugin through $shim"

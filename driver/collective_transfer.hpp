@@ -8,11 +8,12 @@
 //      agreement: if any rank failed, every rank throws here, before any byte moves;
 //   3. decide (local, identical everywhere): route::decide;
 //   4. move: independent route - each rank moves its own bytes with independent calls (reads
-//      sieved through the staging buffer; writes read back the holes inside the rank's own range
-//      only when no two ranges overlap, the assumption MPI-IO's two-phase write makes about holes
-//      inside an aggregator's domain), no further collective call; MPI route - the file extended
-//      to the EOA when it grew (holes then read as zeros), one MPI_File_{read,write}_at_all with
-//      the byte view when every rank is contiguous, else set_view + *_all + view reset.
+//      sieved through the staging buffer, window by window when larger; writes read back the
+//      holes inside the rank's own range only when no two ranges overlap, the assumption MPI-IO's
+//      two-phase write makes about holes inside an aggregator's domain), no further collective
+//      call; MPI route - the file extended to the EOA when it grew (holes then read as zeros),
+//      one MPI_File_{read,write}_at_all with the byte view when every rank is contiguous, else
+//      set_view + *_all + view reset.
 //
 // An error while moving fails this rank at once; for writes it also fails every rank's next
 // collective step on the file (failed_writes.hpp).

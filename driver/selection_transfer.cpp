@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 
 namespace mpiio {
 
@@ -63,7 +64,7 @@ std::pair<std::uint64_t, std::uint64_t> SelectionTransfer::extent() const {
 }
 
 bool SelectionTransfer::sieve_with_datatypes(Direction dir, bool bridge_write_gaps) const {
-    if (runs_built_ || request_.file == MPI_BYTE || request_.bytes > static_cast<size_t>(INT_MAX))
+    if (runs_built_ || request_.file == MPI_BYTE)
         return false;
     const size_t span = request_.end - static_cast<haddr_t>(request_.view_disp);
     const bool dense = span <= 4 * request_.bytes; // at least a quarter of the range is selected
@@ -72,15 +73,18 @@ bool SelectionTransfer::sieve_with_datatypes(Direction dir, bool bridge_write_ga
     return dense || span <= st_.config.staging_buffer;
 }
 
-// Local. Reads [lo, end) into a buffer, puts the selected bytes between it and memory (by memcpy
-// per run for long runs, else by MPI's datatype engine), and for a write writes the whole range
-// back (the holes it read rewritten unchanged).
+// Local. Reads [lo, end) into the staging buffer, puts the selected bytes between it and memory
+// (by memcpy per run for long runs, else by MPI's datatype engine), and for a write writes the
+// whole range back (the holes it read rewritten unchanged). A range larger than the staging
+// buffer goes window by window.
 void SelectionTransfer::move_sieved(File *file, Direction dir) {
     const auto lo = static_cast<haddr_t>(request_.view_disp);
     const size_t span = request_.end - lo;
-    // The file's staging buffer up to its limit; a larger range gets a buffer of its own.
-    std::vector<char> own;
-    std::vector<char> &buffer = span <= st_.config.staging_buffer ? st_.scratch.staging : own;
+    if (span > st_.config.staging_buffer || request_.bytes > static_cast<size_t>(INT_MAX)) {
+        move_sieved_in_windows(file, dir);
+        return;
+    }
+    std::vector<char> &buffer = st_.scratch.staging;
     if (buffer.size() < span)
         buffer.resize(span);
     independent_bytes(file, Direction::Read, lo, buffer.data(), span);
@@ -94,11 +98,63 @@ void SelectionTransfer::move_sieved(File *file, Direction dir) {
         independent_bytes(file, Direction::Write, lo, buffer.data(), span);
 }
 
+// Local. The sieve in windows of at most staging_buffer bytes, so that memory stays within the
+// staging buffer however large the range: a window starts at the next selected byte not yet
+// moved, is read whole, gets (read) or gives (write) the selected bytes inside it, and on a write
+// goes back up to its last selected byte. The pieces' segments come in ascending file order here
+// (the request has one ascending file type); one that does not just opens a new window, which
+// reads the file as the earlier windows left it. The walk cannot fail half way: building the
+// request's datatypes already read every irregular selection with the same checks.
+void SelectionTransfer::move_sieved_in_windows(File *file, Direction dir) {
+    std::vector<char> &buffer = st_.scratch.staging;
+    const size_t limit =
+        std::min<size_t>(st_.config.staging_buffer, request_.end - static_cast<haddr_t>(request_.view_disp));
+    if (buffer.size() < limit)
+        buffer.resize(limit);
+    haddr_t window = 0, window_end = 0, used_end = 0; // [window, window_end) is in the buffer
+    bool open = false;
+    auto close = [&] {
+        if (open && dir == Direction::Write)
+            independent_bytes(file, Direction::Write, window, buffer.data(), used_end - window);
+        open = false;
+    };
+    auto open_at = [&](haddr_t addr) {
+        close();
+        window = addr;
+        window_end = addr + std::min<haddr_t>(limit, std::max(request_.end, addr + 1) - addr);
+        used_end = addr;
+        independent_bytes(file, Direction::Read, window, buffer.data(), window_end - window);
+        open = true;
+    };
+    for (const sel::SelectionPiece &piece : pieces_) {
+        sel::PieceWalk walk(piece);
+        walk.for_each([&](std::uint64_t addr, char *memory, std::size_t bytes) {
+            while (bytes > 0) {
+                if (!open || addr < window || addr >= window_end)
+                    open_at(addr);
+                const size_t take = std::min<size_t>(bytes, window_end - addr);
+                char *in_buffer = buffer.data() + (addr - window);
+                if (dir == Direction::Read)
+                    std::memcpy(memory, in_buffer, take);
+                else
+                    std::memcpy(in_buffer, memory, take);
+                used_end = std::max<haddr_t>(used_end, addr + take);
+                addr += take;
+                memory += take;
+                bytes -= take;
+            }
+        });
+    }
+    close();
+}
+
 void SelectionTransfer::copy_with_datatypes(char *buffer, Direction dir) {
     const int bytes = static_cast<int>(request_.bytes);
     // A non-contiguous memory side goes through a packed copy.
     const bool packed_memory = request_.mem == MPI_BYTE;
-    std::vector<char> packed(packed_memory ? 0 : request_.bytes);
+    std::vector<char> &packed = st_.scratch.packed; // kept between calls: no fresh pages per request
+    if (!packed_memory && packed.size() < request_.bytes)
+        packed.resize(request_.bytes);
     char *contiguous = packed_memory ? static_cast<char *>(request_.mem_base) : packed.data();
     int position = 0;
     if (dir == Direction::Read) {

@@ -37,11 +37,12 @@ public:
 
 private:
     void build_runs();
-    // The file side is a derived type dense enough to sieve: the whole extent goes through one
-    // buffer, the selected bytes are packed or unpacked by MPI's datatype engine, or copied run by
-    // run (kRunCopyMinBlock).
+    // The file side is a derived type dense enough to sieve: the whole extent goes through the
+    // staging buffer (window by window when larger), the selected bytes are packed or unpacked
+    // by MPI's datatype engine, or copied run by run (kRunCopyMinBlock; always in windows).
     bool sieve_with_datatypes(Direction dir, bool bridge_write_gaps) const;
     void move_sieved(File *file, Direction dir);
+    void move_sieved_in_windows(File *file, Direction dir);
     // Local. The selected bytes between the sieve buffer (holding the file from the request's
     // first byte) and the caller's memory, by MPI_Pack/MPI_Unpack of the request's types.
     void copy_with_datatypes(char *buffer, Direction dir);

@@ -209,8 +209,9 @@ TEST(ViewWrites, UnevenRunsFromStridedMemoryMatchTheBuiltinDriver) {
         Hid indep = make_dxpl(H5FD_MPIO_INDEPENDENT);
         const H5FD_mpiio_stats_t before = d == Driver::Mpiio ? stats_of(file) : H5FD_mpiio_stats_t{};
         ASSERT_TRUE(all_ranks(H5Dwrite(dset, H5T_NATIVE_INT, mspace, sel, indep, buffer.data()) >= 0));
-        if (d == Driver::Mpiio)
+        if (d == Driver::Mpiio) {
             EXPECT_EQ(stats_of(file).view_writes - before.view_writes, size > 1 ? 1u : 0u);
+        }
         ASSERT_TRUE(all_ranks(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0)) << error_stack_text();
         std::vector<int> back(2 * indices.size(), -1);
         ASSERT_TRUE(all_ranks(H5Dread(dset, H5T_NATIVE_INT, mspace, sel, indep, back.data()) >= 0));

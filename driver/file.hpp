@@ -28,7 +28,7 @@ enum class Direction { Read, Write };
 // nothing: each use clears them and keeps their capacity.
 struct Scratch {
     std::vector<char> staging;                     // independent_runs' buffer (<= staging_buffer)
-    std::vector<char> packed;                      // a sieved range's bytes for strided memory (same)
+    std::vector<char> packed;                      // sieved bytes for strided memory (<= staging_buffer)
     std::vector<selection::ByteRun> runs;          // byte runs of one operation
     std::vector<selection::SelectionPiece> pieces; // pieces of one selection request, by address
     std::vector<std::uint64_t> piece_addresses;    // distinct piece addresses (chunk executor)

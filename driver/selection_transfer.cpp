@@ -11,6 +11,25 @@ namespace mpiio {
 
 namespace sel = selection;
 
+namespace {
+
+// Local. `bytes` of working memory for one operation: the file's scratch vector while they fit
+// the staging buffer (kept between calls: no fresh pages per request), else a buffer of the
+// operation's own in `own`, never zero-filled and gone with the operation (a file keeps no more
+// than staging_buffer bytes of it between operations).
+char *operation_buffer(std::vector<char> &scratch, size_t bytes, size_t staging_limit,
+                       std::unique_ptr<char[]> &own) {
+    if (bytes > staging_limit) {
+        own = std::make_unique_for_overwrite<char[]>(bytes);
+        return own.get();
+    }
+    if (scratch.size() < bytes)
+        scratch.resize(bytes);
+    return scratch.data();
+}
+
+} // namespace
+
 void selection_runs(std::span<const sel::SelectionPiece> pieces, std::vector<Run> &runs) {
     runs.clear();
     bool ordered = true;
@@ -89,16 +108,8 @@ void SelectionTransfer::move_sieved(File *file, Direction dir) {
         move_sieved_in_windows(file, dir);
         return;
     }
-    std::unique_ptr<char[]> own; // no zero fill: the read below overwrites every byte
-    char *buffer = nullptr;
-    if (span <= st_.config.staging_buffer) {
-        if (st_.scratch.staging.size() < span)
-            st_.scratch.staging.resize(span);
-        buffer = st_.scratch.staging.data();
-    } else {
-        own = std::make_unique_for_overwrite<char[]>(span);
-        buffer = own.get();
-    }
+    std::unique_ptr<char[]> own;
+    char *buffer = operation_buffer(st_.scratch.staging, span, st_.config.staging_buffer, own);
     independent_bytes(file, Direction::Read, lo, buffer, span);
     if (long_runs) {
         build_runs();
@@ -140,10 +151,10 @@ void SelectionTransfer::copy_with_datatypes(char *buffer, Direction dir) {
     const int bytes = static_cast<int>(request_.bytes);
     // A non-contiguous memory side goes through a packed copy.
     const bool packed_memory = request_.mem == MPI_BYTE;
-    std::vector<char> &packed = st_.scratch.packed; // kept between calls: no fresh pages per request
-    if (!packed_memory && packed.size() < request_.bytes)
-        packed.resize(request_.bytes);
-    char *contiguous = packed_memory ? static_cast<char *>(request_.mem_base) : packed.data();
+    std::unique_ptr<char[]> own;
+    char *contiguous =
+        packed_memory ? static_cast<char *>(request_.mem_base)
+                      : operation_buffer(st_.scratch.packed, request_.bytes, st_.config.staging_buffer, own);
     int position = 0;
     if (dir == Direction::Read) {
         check_mpi(MPI_Pack(buffer, 1, request_.file, contiguous, bytes, &position, MPI_COMM_SELF),

@@ -37,9 +37,10 @@ public:
 
 private:
     void build_runs();
-    // The file side is a derived type dense enough to sieve: the whole extent goes through the
-    // staging buffer (window by window when larger), the selected bytes are packed or unpacked
-    // by MPI's datatype engine, or copied run by run (kRunCopyMinBlock; always in windows).
+    // The file side is a derived type dense enough to sieve: the whole extent goes through one
+    // buffer (the staging buffer; window by window through it when larger and of long runs),
+    // the selected bytes are packed or unpacked by MPI's datatype engine, or copied run by run
+    // (kRunCopyMinBlock).
     bool sieve_with_datatypes(Direction dir, bool bridge_write_gaps) const;
     void move_sieved(File *file, Direction dir);
     void move_sieved_in_windows(File *file, Direction dir);

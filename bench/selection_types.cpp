@@ -123,7 +123,7 @@ void run(const Case &c, std::uint64_t n, int reps) {
     auto build = [&](sel::TypeCache *cache) {
         if (c.paired)
             return sel::build_piece_pair(space.id, H5S_BLOCK, 8, cache);
-        return sel::PiecePair{sel::build_type(space.id, 8, cache), {}};
+        return sel::TypePair{sel::build_type(space.id, 8, cache), {}, {}};
     };
     // Memory: retained heap and peak RSS of one build, the type kept alive.
     malloc_trim(0);
@@ -135,7 +135,7 @@ void run(const Case &c, std::uint64_t n, int reps) {
     double retained = 0, peak = 0;
     {
         auto t0 = Clock::now();
-        sel::PiecePair p = build(nullptr);
+        sel::TypePair p = build(nullptr);
         best = seconds_since(t0);
         blocks = p.file.blocks;
         peak = (status_kb("VmHWM:") - rss0) * 1024.0;
@@ -144,13 +144,13 @@ void run(const Case &c, std::uint64_t n, int reps) {
     }
     for (int r = 1; r < reps; ++r) {
         auto t0 = Clock::now();
-        sel::PiecePair p = build(nullptr);
+        sel::TypePair p = build(nullptr);
         best = std::min(best, seconds_since(t0));
     }
     sel::TypeCache cache(4, ~std::uint64_t{0});
     build(&cache);
     auto t0 = Clock::now();
-    sel::PiecePair hit = build(&cache);
+    sel::TypePair hit = build(&cache);
     const double cached = seconds_since(t0);
     std::printf("%-22s %9llu %10llu %10.4f %9.1f %12.3g %10.4f %10.4f %9.1f %9.1f\n", c.name,
                 static_cast<unsigned long long>(n), static_cast<unsigned long long>(blocks), best, 1.0 / best,

@@ -6,10 +6,6 @@
 #include <string>
 
 namespace mpiio {
-namespace {
-
-// Collective. Called by every rank once all know that rank `first` is the lowest failing one:
-// shares its message so every rank reports the real cause, then throws on every rank.
 [[noreturn]] void raise_agreed_failure(MPI_Comm comm, int first, const std::optional<Error> &local_error) {
     std::string message = local_error ? local_error->what() : std::string();
     int length = static_cast<int>(message.size());
@@ -20,8 +16,6 @@ namespace {
         throw *local_error;
     throw Error(ErrorKind::OtherRank, "rank " + std::to_string(first) + " failed: " + message);
 }
-
-} // namespace
 
 void agree(MPI_Comm comm, const std::optional<Error> &local_error) {
     allreduce_max_agreeing(comm, {}, local_error); // the agreement word alone

@@ -53,6 +53,12 @@ template <class Step> void collectively(MPI_Comm comm, Step &&step) {
 void allgather_agreeing(MPI_Comm comm, std::span<const std::int64_t> mine,
                         const std::optional<Error> &local_error, std::vector<std::int64_t> &all);
 
+// Collective over `comm`, called by every rank once all know that rank `first` is the lowest
+// failing one (from an exchange of their own that carried the failure): shares its message so
+// every rank reports the real cause, then throws on every rank - the failing ranks their own
+// error, the others Error(OtherRank).
+[[noreturn]] void raise_agreed_failure(MPI_Comm comm, int first, const std::optional<Error> &local_error);
+
 // Collective over `comm`. Every rank contributes `words` (the same number on every rank) and its
 // local error, in one MPI_Allreduce; `words` becomes their element-wise maximum, filled in before
 // any error is raised (so a caller catching the failure can still read them). If any rank passed

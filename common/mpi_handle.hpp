@@ -1,6 +1,6 @@
-// Owning wrappers for MPI handles (ARCHITECTURE.md D13): every communicator, info and derived
-// datatype the plugin creates is freed exactly once, on every path, including error paths.
-// One template, one traits struct per handle kind. All operations are local.
+// Owning wrappers for MPI handles (ARCHITECTURE.md D13): every communicator, info, derived
+// datatype and reduction operation the plugin creates is freed exactly once, on every path, including error
+// paths. One template, one traits struct per handle kind. All operations are local.
 #pragma once
 
 #include <mpi.h>
@@ -40,6 +40,14 @@ struct DatatypeTraits {
     static Handle null() { return MPI_DATATYPE_NULL; }
     static bool owned(Handle h) { return h != MPI_DATATYPE_NULL && h != MPI_BYTE && h != MPI_CHAR; }
     static void release(Handle *h) { MPI_Type_free(h); }
+};
+
+// User-defined reduction operations.
+struct OpTraits {
+    using Handle = MPI_Op;
+    static Handle null() { return MPI_OP_NULL; }
+    static bool owned(Handle h) { return h != MPI_OP_NULL; }
+    static void release(Handle *h) { MPI_Op_free(h); }
 };
 
 template <class Traits> class MpiHandle {
@@ -82,5 +90,6 @@ private:
 using Comm = MpiHandle<CommTraits>;
 using Info = MpiHandle<InfoTraits>;
 using Datatype = MpiHandle<DatatypeTraits>;
+using Op = MpiHandle<OpTraits>;
 
 } // namespace mpiio

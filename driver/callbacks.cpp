@@ -3,40 +3,22 @@
 // exception ever crosses into the C library.
 #include "callbacks.hpp"
 
+#include "data_callbacks.hpp"
 #include "error_stack.hpp"
 #include "file.hpp"
 #include "h5fd_mpiio.h"
 #include "mpi_runtime.hpp"
 
-#include <new>
-
 namespace mpiio {
 namespace {
 
-// Runs `body`; on any exception pushes an HDF5 error naming `function` and returns false.
-template <class Body> bool guarded(const char *function, Body &&body) noexcept {
-    try {
-        body();
-        return true;
-    } catch (const Error &e) {
-        push_error(function, e);
-    } catch (const std::bad_alloc &) {
-        push_error(function, Error(ErrorKind::Internal, "out of memory"));
-    } catch (const std::exception &e) {
-        push_error(function, Error(ErrorKind::Internal, e.what()));
-    } catch (...) {
-        push_error(function, Error(ErrorKind::Internal, "unknown exception"));
-    }
-    return false;
-}
-
 herr_t status(bool ok) { return ok ? 0 : -1; }
 
-// Every transfer, flush, truncate and close first waits until the last collective write that
-// took the independent route is complete on every rank (file.hpp, pending_barrier).
+// Flush, truncate and close first wait until the last collective write that took the independent
+// route is complete on every rank (collective_engine.hpp, settle); so do the data callbacks.
 File *settled(H5FD_t *f) {
     File *file = as_file(f);
-    settle_collective_write(*file->state);
+    file->state->collective.settle();
     return file;
 }
 
@@ -73,7 +55,7 @@ herr_t cb_set_eoa(H5FD_t *f, H5FD_mem_t, haddr_t addr) {
     return 0;
 }
 
-haddr_t cb_get_eof(const H5FD_t *f, H5FD_mem_t) { return as_file(f)->state->eof; }
+haddr_t cb_get_eof(const H5FD_t *f, H5FD_mem_t) { return as_file(f)->state->io.eof(); }
 
 // Local. The MPI_File, as the built-in driver hands it out (t_pflush1 closes it directly).
 herr_t cb_get_handle(H5FD_t *f, hid_t, void **handle) {
@@ -83,42 +65,6 @@ herr_t cb_get_handle(H5FD_t *f, hid_t, void **handle) {
     }
     *handle = &as_file(f)->fh;
     return 0;
-}
-
-// Collective or independent as the library's transfer mode says (see scalar_io.cpp).
-herr_t cb_read(H5FD_t *f, H5FD_mem_t type, hid_t, haddr_t addr, size_t size, void *buf) {
-    return status(guarded("mpiio read", [&] { read_scalar(settled(f), type, addr, size, buf); }));
-}
-
-herr_t cb_write(H5FD_t *f, H5FD_mem_t type, hid_t, haddr_t addr, size_t size, const void *buf) {
-    return status(guarded("mpiio write", [&] { write_scalar(settled(f), type, addr, size, buf); }));
-}
-
-herr_t cb_read_vector(H5FD_t *f, hid_t, uint32_t count, H5FD_mem_t types[], haddr_t addrs[], size_t sizes[],
-                      void *bufs[]) {
-    return status(
-        guarded("mpiio read_vector", [&] { read_vector(settled(f), count, types, addrs, sizes, bufs); }));
-}
-
-herr_t cb_write_vector(H5FD_t *f, hid_t, uint32_t count, H5FD_mem_t types[], haddr_t addrs[], size_t sizes[],
-                       const void *bufs[]) {
-    return status(
-        guarded("mpiio write_vector", [&] { write_vector(settled(f), count, types, addrs, sizes, bufs); }));
-}
-
-herr_t cb_read_selection(H5FD_t *f, H5FD_mem_t, hid_t dxpl_id, size_t count, hid_t mem_spaces[],
-                         hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[], void *bufs[]) {
-    return status(guarded("mpiio read_selection", [&] {
-        read_selection(settled(f), dxpl_id, count, mem_spaces, file_spaces, offsets, element_sizes, bufs);
-    }));
-}
-
-herr_t cb_write_selection(H5FD_t *f, H5FD_mem_t, hid_t dxpl_id, size_t count, hid_t mem_spaces[],
-                          hid_t file_spaces[], haddr_t offsets[], size_t element_sizes[],
-                          const void *bufs[]) {
-    return status(guarded("mpiio write_selection", [&] {
-        write_selection(settled(f), dxpl_id, count, mem_spaces, file_spaces, offsets, element_sizes, bufs);
-    }));
 }
 
 // Collective.

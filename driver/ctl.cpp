@@ -42,7 +42,7 @@ void control(File *file, uint64_t op_code, uint64_t flags, const void *input, vo
         const size_t size = input ? *static_cast<const size_t *>(input) : offsetof(Stats, collective_ops);
         if (output == nullptr || *output == nullptr)
             throw Error(ErrorKind::Config, "ctl opcode " + std::to_string(op_code) + " given no output");
-        std::memcpy(*output, &st.stats, std::min(size, sizeof(Stats)));
+        std::memcpy(*output, &st.io.stats(), std::min(size, sizeof(Stats)));
         return;
     }
     default:

@@ -1,9 +1,7 @@
 // open / close / delete: the collective lifetime of an MPI file.
 #include "common/agreement.hpp"
-#include "failed_writes.hpp"
 #include "file.hpp"
 #include "mpi_runtime.hpp"
-#include "view_writer.hpp"
 
 #include <H5FDmpi.h>
 
@@ -248,16 +246,19 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     // "truncated file?" from it); every rank reads the hints in effect. One MPI_Allreduce then
     // gives every rank the size and agrees on the open and on these steps.
     MPI_Offset size = -1;
+    OwnHandleSettings own;
     std::optional<Error> opened_error = open_error;
     if (!opened_error)
         opened_error = capture([&] {
             if (state->rank == 0)
                 check_mpi(MPI_File_get_size(opened.fh, &size), "MPI_File_get_size");
             state->info = hints_in_effect(opened.fh, requested.get());
-            state->writes_need_sync_to_be_visible = writes_need_sync_to_be_visible(state->info.get());
-            state->sync_after_collective_write =
-                state->config.sync == SyncPolicy::Auto && state->writes_need_sync_to_be_visible;
-            state->view_path = resolved_path(name);
+            const bool sync_needed = writes_need_sync_to_be_visible(state->info.get());
+            state->sync_after_collective_write = state->config.sync == SyncPolicy::Auto && sync_needed;
+            // The rank's own handle sees and makes writes as the shared one does only where
+            // writes are visible without MPI_File_sync (mpi_io.hpp).
+            own = OwnHandleSettings{resolved_path(name), state->info.get(),
+                                    state->config.view_writes && !sync_needed};
         });
     std::array<std::int64_t, 2> words{state->rank == 0 ? static_cast<std::int64_t>(size) : -1,
                                       open_error ? 1 : 0};
@@ -279,11 +280,13 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
         size = 0;
     }
 
-    state->eof = static_cast<haddr_t>(size);
-    state->known_size = state->eof;
+    state->known_size = static_cast<haddr_t>(size);
     state->comm = std::move(params.comm);
     file->fh = opened.fh;
     opened.fh = MPI_FILE_NULL;
+    state->io.bind(&file->fh, std::move(own), static_cast<haddr_t>(size));
+    state->independent.bind(&state->io,
+                            IndependentLimits{state->config.staging_buffer, state->config.sieve_gap});
     file->state = state.release();
     return file.release();
 }
@@ -294,15 +297,15 @@ void close_file(File *file) {
     const MPI_Comm comm = state->comm.get();
     std::optional<Error> error;
     if (state->config.stats == StatsMode::Summary)
-        error = capture([&] { print_stats_summary(comm, state->rank, state->name, state->stats); });
-    std::optional<Error> view_error = close_view_handle(*state);
+        error = capture([&] { print_stats_summary(comm, state->rank, state->name, state->io.stats()); });
+    std::optional<Error> view_error = state->io.close_own_handle(state->name);
     if (!error)
         error = std::move(view_error);
     const int code = MPI_File_close(&file->fh);
     if (!error && code != MPI_SUCCESS)
         error = Error(ErrorKind::Mpi,
                       "MPI_File_close of '" + state->name + "' failed: " + mpi_error_string(code));
-    agree(comm, with_failed_write(*state, error));
+    agree(comm, state->failed_writes.with(error));
 }
 
 void delete_file(const char *name, hid_t fapl_id) {

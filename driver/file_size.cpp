@@ -1,10 +1,8 @@
 // truncate / flush: reconcile the physical file with the library's end of allocation, and make
 // written data durable. Both are collective: the library calls them on every rank.
 #include "common/agreement.hpp"
-#include "failed_writes.hpp"
 #include "file.hpp"
 #include "hdf5_internals.hpp"
-#include "view_writer.hpp"
 
 #include <algorithm>
 #include <array>
@@ -27,7 +25,7 @@ void truncate_file(File *file) {
     if (st.rank == 0)
         size_error = capture([&] { check_mpi(MPI_File_get_size(file->fh, &size), "MPI_File_get_size"); });
     std::array<std::int64_t, 1> rank0_size{st.rank == 0 ? static_cast<std::int64_t>(size) : -1};
-    allreduce_max_agreeing(comm, rank0_size, with_failed_write(st, size_error));
+    allreduce_max_agreeing(comm, rank0_size, st.failed_writes.with(size_error));
     size = static_cast<MPI_Offset>(rank0_size[0]);
     const auto needed = static_cast<MPI_Offset>(st.eoa);
     if (size != needed) {
@@ -35,11 +33,11 @@ void truncate_file(File *file) {
         // writing past the new end before every rank has truncated.
         collectively(comm, [&] {
             check_mpi(MPI_File_set_size(file->fh, needed), "MPI_File_set_size");
-            ++st.stats.truncates;
+            ++st.io.stats().truncates;
         });
     }
     st.last_eoa = st.eoa;
-    st.eof = st.eoa;
+    st.io.set_eof(st.eoa);
     st.known_size = st.eoa;
 }
 
@@ -53,11 +51,11 @@ std::optional<Error> extend_before_collective_write(File *file) {
         check_mpi(MPI_File_set_size(file->fh, static_cast<MPI_Offset>(st.eoa)),
                   "MPI_File_set_size (extend to EOA)");
     });
-    ++st.stats.truncates;
-    ++st.stats.collective_mpi_calls;
+    ++st.io.stats().truncates;
+    ++st.io.stats().collective_mpi_calls;
     st.known_size = st.eoa;
     if (!error)
-        st.eof = std::max(st.eof, st.eoa);
+        st.io.set_eof(std::max(st.io.eof(), st.eoa));
     return error;
 }
 
@@ -67,17 +65,17 @@ void flush_file(File *file, bool closing) {
     // driver); read-only files have nothing to sync.
     if (closing || st.read_only || st.config.sync == SyncPolicy::Never)
         return;
-    IoTimer timer(st.stats, st.io_timer_running);
+    IoTimer timer = st.io.timer();
     // The rank's own handle (view writes) first, on its own: MPI_File_sync on the shared handle is
     // collective and must be reached by every rank whatever that one gives.
-    std::optional<Error> error = capture([&] { sync_view_handle(st); });
+    std::optional<Error> error = capture([&] { st.io.sync_own_handle(); });
     std::optional<Error> shared_error = capture([&] {
         check_mpi(MPI_File_sync(file->fh), "MPI_File_sync");
-        ++st.stats.syncs;
+        ++st.io.stats().syncs;
     });
     if (!error)
         error = std::move(shared_error);
-    agree(st.comm.get(), with_failed_write(st, error));
+    agree(st.comm.get(), st.failed_writes.with(error));
 }
 
 } // namespace mpiio

@@ -38,7 +38,10 @@ TypeSpec build_from_runs(Runs &&runs, TypeCache *cache) {
         }
     }
     auto build = [&] {
-        return derived_spec(runs_type(runs.disp, runs.len), {bytes, end, n, TypeShape::Indexed, monotonic});
+        TypeSpec spec =
+            derived_spec(runs_type(runs.disp, runs.len), {bytes, end, n, TypeShape::Indexed, monotonic});
+        spec.layout = std::make_shared<const RunLayout>(RunLayout{0, {}, std::move(runs)});
+        return spec;
     };
     return cached_type(cache, hasher.key(), lowest, build);
 }

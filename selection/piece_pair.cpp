@@ -44,7 +44,7 @@ TypeSpec build_type(hid_t space, std::size_t elem_size, TypeCache *cache) {
 
 // Local. Every side is built on its own unless the file side is a point selection out of order;
 // only then are the two sequence lists paired and sorted.
-PiecePair build_piece_pair(hid_t file_space, hid_t mem_space, std::size_t elem_size, TypeCache *cache) {
+TypePair build_piece_pair(hid_t file_space, hid_t mem_space, std::size_t elem_size, TypeCache *cache) {
     if (mem_space == H5S_ALL)
         mem_space = file_space;
     const SpaceInfo finfo = query_space(file_space, elem_size);
@@ -61,7 +61,7 @@ PiecePair build_piece_pair(hid_t file_space, hid_t mem_space, std::size_t elem_s
             return contiguous_spec(0, static_cast<MPI_Count>(finfo.npoints * elem_size));
         return build_with_info(mem_space, *minfo, elem_size, cache);
     };
-    PiecePair pair;
+    TypePair pair;
     if (finfo.npoints == 0)
         return pair;
     if (finfo.kind == H5S_SEL_POINTS) {
@@ -70,9 +70,12 @@ PiecePair build_piece_pair(hid_t file_space, hid_t mem_space, std::size_t elem_s
             std::optional<SequenceReader> reader;
             if (minfo)
                 reader.emplace(mem_space, *minfo, elem_size);
-            PairedRuns paired = pair_sorted(std::move(runs), reader ? &*reader : nullptr);
+            PairedRuns paired = pair_sorted(std::move(runs), reader ? &*reader : nullptr, elem_size);
             pair.file = build_from_runs(std::move(paired.file), cache);
             pair.mem = build_from_runs(std::move(paired.mem), cache);
+            if (!paired.duplicates.empty())
+                pair.duplicates =
+                    std::make_shared<const std::vector<DuplicateCopy>>(std::move(paired.duplicates));
             return pair;
         }
         pair.file = build_from_runs(std::move(runs), cache);

@@ -49,9 +49,27 @@ void sort_by_file(std::vector<Segment> &segs) {
     }
 }
 
+// Local. Every segment cut into single elements (points are element-aligned), selection order
+// kept: the form in which an element named twice shows as two equal displacements.
+std::vector<Segment> split_into_elements(const std::vector<Segment> &segs, std::size_t elem_size) {
+    std::vector<Segment> out;
+    const auto e = static_cast<MPI_Count>(elem_size);
+    for (const Segment &s : segs)
+        for (MPI_Count k = 0; k < s.len; k += e)
+            out.push_back({s.file + static_cast<MPI_Aint>(k), s.mem + static_cast<MPI_Aint>(k), e});
+    return out;
+}
+
+bool overlapping(const std::vector<Segment> &sorted) {
+    for (std::size_t i = 1; i < sorted.size(); ++i)
+        if (sorted[i - 1].file + static_cast<MPI_Aint>(sorted[i - 1].len) > sorted[i].file)
+            return true;
+    return false;
+}
+
 } // namespace
 
-PairedRuns pair_sorted(Runs &&file, SequenceReader *mem) {
+PairedRuns pair_sorted(Runs &&file, SequenceReader *mem, std::size_t elem_size) {
     std::vector<Segment> segs;
     segs.reserve(file.size());
     RunsReader file_reader(file);
@@ -60,17 +78,30 @@ PairedRuns pair_sorted(Runs &&file, SequenceReader *mem) {
     });
     // The input is no longer needed: release it before the sorted copies exist.
     file = Runs{};
-    sort_by_file(segs);
+    std::vector<Segment> sorted = segs;
+    sort_by_file(sorted);
     PairedRuns out;
-    out.file.disp.reserve(segs.size());
-    out.file.len.reserve(segs.size());
-    out.mem.disp.reserve(segs.size());
-    out.mem.len.reserve(segs.size());
-    for (std::size_t i = 0; i < segs.size(); ++i) {
-        if (i > 0 && segs[i - 1].file + static_cast<MPI_Aint>(segs[i - 1].len) > segs[i].file)
-            throw Error(ErrorKind::NotMonotonic, "file selection contains an element more than once");
-        out.file.push(segs[i].file, segs[i].len);
-        out.mem.push(segs[i].mem, segs[i].len);
+    if (overlapping(sorted)) { // an element named twice: element by element, in selection order
+        sorted = split_into_elements(segs, elem_size);
+        sort_by_file(sorted); // stable: equal elements stay in selection order
+    }
+    segs = {};
+    out.file.disp.reserve(sorted.size());
+    out.file.len.reserve(sorted.size());
+    out.mem.disp.reserve(sorted.size());
+    out.mem.len.reserve(sorted.size());
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        // The last of a group of equal elements is kept; the earlier ones copy its value on reads.
+        if (i + 1 < sorted.size() && sorted[i + 1].file == sorted[i].file) {
+            std::size_t last = i + 1;
+            while (last + 1 < sorted.size() && sorted[last + 1].file == sorted[i].file)
+                ++last;
+            for (std::size_t k = i; k < last; ++k)
+                out.duplicates.push_back({sorted[last].mem, sorted[k].mem, sorted[k].len});
+            i = last;
+        }
+        out.file.push(sorted[i].file, sorted[i].len);
+        out.mem.push(sorted[i].mem, sorted[i].len);
     }
     return out;
 }

@@ -93,7 +93,6 @@ TypeSpec build_regular(const RegularShape &shape, TypeCache *cache) {
         hasher.add_signed(s);
     }
     return cached_type(cache, hasher.key(), shape.offset, [&] {
-        TypeSpec spec;
         mpiio::Datatype t = contiguous_bytes(shape.inner_bytes);
         MPI_Count bytes = shape.inner_bytes;
         MPI_Aint span = static_cast<MPI_Aint>(shape.inner_bytes);
@@ -104,7 +103,9 @@ TypeSpec build_regular(const RegularShape &shape, TypeCache *cache) {
             span += static_cast<MPI_Aint>(n - 1) * s;
             blocks *= static_cast<std::uint64_t>(n);
         }
-        return derived_spec(std::move(t), {bytes, span, blocks, TypeShape::Vector, true});
+        TypeSpec spec = derived_spec(std::move(t), {bytes, span, blocks, TypeShape::Vector, true});
+        spec.layout = std::make_shared<const RunLayout>(RunLayout{shape.inner_bytes, shape.levels, {}});
+        return spec;
     });
 }
 

@@ -3,6 +3,7 @@
 // pairing fallback; regular hyperslabs never come here.
 #pragma once
 
+#include "runs.hpp"
 #include "space_info.hpp"
 
 #include <hdf5.h>
@@ -15,24 +16,6 @@
 #include <vector>
 
 namespace mpiio::selection {
-
-// Run list (displacement, length) in bytes, in visiting order.
-struct Runs {
-    std::vector<MPI_Aint> disp;
-    std::vector<MPI_Count> len;
-
-    std::size_t size() const { return disp.size(); }
-    bool empty() const { return disp.empty(); }
-    // Appends a run, extending the last one when it continues it exactly. Local.
-    void push(MPI_Aint d, MPI_Count l) {
-        if (!disp.empty() && disp.back() + static_cast<MPI_Aint>(len.back()) == d) {
-            len.back() += l;
-        } else {
-            disp.push_back(d);
-            len.push_back(l);
-        }
-    }
-};
 
 // Streams one selection's sequences in batches, so the whole list never needs to exist twice.
 //
@@ -77,23 +60,6 @@ private:
     std::size_t elem_size_;
     MPI_Count expected_bytes_ = 0, seen_bytes_ = 0;
     MPI_Aint low_ = 0, high_ = 0; // linear byte range of the bounding box: [low_, high_)
-};
-
-// Adapts a run list to the same next() interface (for pairing an already read side).
-class RunsReader {
-public:
-    explicit RunsReader(const Runs &runs) : runs_(runs) {}
-    bool next(MPI_Aint &disp, MPI_Count &len) {
-        if (i_ == runs_.size())
-            return false;
-        disp = runs_.disp[i_];
-        len = runs_.len[i_++];
-        return true;
-    }
-
-private:
-    const Runs &runs_;
-    std::size_t i_ = 0;
 };
 
 // Local. Every run of `space` (whose facts `info` holds) in selection order, adjacent runs

@@ -11,11 +11,14 @@
 #pragma once
 
 #include "common/mpi_handle.hpp"
+#include "runs.hpp"
 
 #include <mpi.h>
 
 #include <cstdint>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace mpiio::selection {
 
@@ -31,8 +34,20 @@ enum class TypeShape {
     Struct,     // combination of several pieces
 };
 
+// The runs a derived type describes, in a form the driver can walk without MPI or HDF5 (its
+// independent transfers copy run by run): `inner_bytes` contiguous bytes repeated by `levels`
+// (count, byte stride; innermost first) for regular hyperslabs, else the explicit `runs`.
+// Displacements are relative to the type's displacement 0, like the type's own.
+struct RunLayout {
+    MPI_Count inner_bytes = 0;
+    std::vector<std::pair<MPI_Count, MPI_Aint>> levels;
+    Runs runs; // explicit runs (non-empty) instead of inner_bytes + levels
+};
+using RunLayoutPtr = std::shared_ptr<const RunLayout>;
+
 struct TypeSpec {
     DatatypePtr owned;            // keeps a derived type alive; null when type is MPI_BYTE
+    RunLayoutPtr layout;          // the runs of a Vector or Indexed type; null otherwise
     MPI_Datatype type = MPI_BYTE; // MPI_BYTE or owned->get(); committed
     int count = 0;                // items of `type` (derived types: 1 when non-empty)
     MPI_Aint offset = 0;          // base-relative byte position of the type's displacement 0
@@ -46,12 +61,23 @@ struct TypeSpec {
     bool empty() const { return bytes == 0; }
 };
 
-// The two sides of one piece: they describe the same elements in the same order, so
+// A selection that names an element twice keeps only the element's last occurrence in the file
+// type (what serial HDF5 writes: the last value wins). Reading fills the memory of the dropped
+// occurrences afterwards: `len` bytes from memory displacement `from` (the kept occurrence) to
+// `to`, relative to the piece's buffer.
+struct DuplicateCopy {
+    MPI_Aint from = 0, to = 0;
+    MPI_Count len = 0;
+};
+using DuplicateCopies = std::shared_ptr<const std::vector<DuplicateCopy>>;
+
+// The two sides of one selection piece: they describe the same elements in the same order, so
 // `file.bytes == mem.bytes` and the k-th byte of the file type pairs with the k-th of the memory
-// type. `file` is always monotonic.
-struct PiecePair {
+// type. `file` is always monotonic (strictly ascending, no element twice).
+struct TypePair {
     TypeSpec file;
     TypeSpec mem;
+    DuplicateCopies duplicates; // null when the file selection names no element twice
 };
 
 } // namespace mpiio::selection

@@ -157,7 +157,7 @@ std::vector<Segment> expected_segments(hid_t file_space, hid_t mem_space, std::s
     return normalize(segs);
 }
 
-std::string check_pair(hid_t file_space, hid_t mem_space, std::size_t elem_size, const sel::PiecePair &pair) {
+std::string check_pair(hid_t file_space, hid_t mem_space, std::size_t elem_size, const sel::TypePair &pair) {
     std::string err;
     std::vector<ByteRun> f, m;
     std::string e1 = spec_runs(pair.file, 0, f), e2 = spec_runs(pair.mem, 0, m);

@@ -1,5 +1,5 @@
 // Test oracle, part 2: HDF5's own sequence lists (H5Ssel_iter_get_seq_list) versus what a built
-// TypeSpec / PiecePair / CombinedTypes really describes (flatten.hpp). Every check returns an
+// TypeSpec / TypePair / CombinedTypes really describes (flatten.hpp). Every check returns an
 // empty string on success and a description of the first difference otherwise.
 #pragma once
 
@@ -41,7 +41,7 @@ std::string check_single(hid_t space, std::size_t elem_size, const mpiio::select
 // build_piece_pair: file type monotonic, and the (file, mem) pairing equals HDF5's pairing of
 // the two sequence lists, sorted by file offset. mem_space may be H5S_BLOCK or H5S_ALL.
 std::string check_pair(hid_t file_space, hid_t mem_space, std::size_t elem_size,
-                       const mpiio::selection::PiecePair &pair);
+                       const mpiio::selection::TypePair &pair);
 
 // The expected (absolute) segments of one piece: file runs at file_address, memory runs at
 // mem_address, sorted by file offset.

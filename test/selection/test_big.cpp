@@ -69,7 +69,7 @@ TEST(SelectionBig, ColumnOfATerabyteDataspace) {
     EXPECT_EQ(spec.bytes, 4096 * 16);
     EXPECT_EQ(spec.span, std::int64_t{4095} * 256 * (std::int64_t{1} << 23) + 16);
     EXPECT_EQ(check_single(s, 8, spec), "");
-    sel::PiecePair p = sel::build_piece_pair(s, H5S_BLOCK, 8);
+    sel::TypePair p = sel::build_piece_pair(s, H5S_BLOCK, 8);
     EXPECT_EQ(check_pair(s, H5S_BLOCK, 8, p), "");
 }
 
@@ -117,13 +117,13 @@ TEST(SelectionBig, PointsInAHugeSpacePaired) {
     Hid f = simple({hsize_t{1} << 12, hsize_t{1} << 12, hsize_t{1} << 12});
     Gen g(42);
     select_random_points(g, f, 200, false);
-    sel::PiecePair p = sel::build_piece_pair(f, H5S_BLOCK, 8);
+    sel::TypePair p = sel::build_piece_pair(f, H5S_BLOCK, 8);
     EXPECT_GT(p.file.span, std::int64_t{1} << 32);
     EXPECT_EQ(check_pair(f, H5S_BLOCK, 8, p), "");
     // Memory side huge too: points scattered over a 2^36-element memory space.
     Hid m = simple({hsize_t{1} << 18, hsize_t{1} << 18});
     select_random_points(g, m, 200, false);
-    sel::PiecePair q = sel::build_piece_pair(f, m, 8);
+    sel::TypePair q = sel::build_piece_pair(f, m, 8);
     EXPECT_EQ(check_pair(f, m, 8, q), "");
 }
 
@@ -139,11 +139,11 @@ TEST(SelectionBig, ExtentBeyondTwoToTheSixtyTwoIsRejected) {
 
 TEST(SelectionBig, CombinedPiecesAtHighAddresses) {
     // Three chunks of 3 GiB each far out in the file, with fake (never dereferenced) buffers.
-    std::vector<sel::Piece> pieces;
+    std::vector<sel::TypedPiece> pieces;
     std::vector<Hid> spaces;
     for (int k = 0; k < 3; ++k) {
         spaces.push_back(simple({3 * hsize_t{1} << 30}));
-        sel::Piece p;
+        sel::TypedPiece p;
         p.file_address = (std::int64_t{1} << 40) + (2 - k) * 4 * G;
         p.buffer = reinterpret_cast<const void *>(std::uintptr_t{1} << 44 | std::uintptr_t(k) * 4 * G);
         p.types = sel::build_piece_pair(spaces.back(), H5S_BLOCK, 1);

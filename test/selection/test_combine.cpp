@@ -55,7 +55,7 @@ TEST(SelectionCombine, RandomPiecesMatchTheirUnion) {
         std::string err;
         try {
             std::vector<RandomPiece> rp(npieces);
-            std::vector<sel::Piece> pieces(npieces);
+            std::vector<sel::TypedPiece> pieces(npieces);
             std::vector<unsigned char> shared;
             std::vector<std::size_t> shared_offset(npieces);
             std::int64_t file_pos = g.u(0, 1000);
@@ -128,7 +128,7 @@ TEST(SelectionCombine, NoPiecesOrOnlyEmptyOnes) {
     EXPECT_EQ(c.mem.count, 0);
     Hid s = simple({4});
     H5Sselect_none(s);
-    std::vector<sel::Piece> pieces(2);
+    std::vector<sel::TypedPiece> pieces(2);
     pieces[0].types = sel::build_piece_pair(s, H5S_BLOCK, 4);
     pieces[1].types = sel::build_piece_pair(s, H5S_BLOCK, 4);
     c = sel::combine_pieces(pieces);
@@ -139,7 +139,7 @@ TEST(SelectionCombine, NoPiecesOrOnlyEmptyOnes) {
 TEST(SelectionCombine, AdjacentContiguousPiecesCollapse) {
     Hid s = simple({100});
     std::vector<unsigned char> buf(400);
-    std::vector<sel::Piece> pieces(4);
+    std::vector<sel::TypedPiece> pieces(4);
     for (int k = 0; k < 4; ++k) {
         pieces[k].file_address = 1000 + (3 - k) * 100;
         pieces[k].buffer = buf.data() + (3 - k) * 100;
@@ -165,7 +165,7 @@ TEST(SelectionCombine, OverlappingPiecesAreReported) {
     hsize_t sb[1] = {0};
     H5Sselect_hyperslab(b, H5S_SELECT_SET, sb, nullptr, one, one);
     std::vector<unsigned char> buf(64);
-    std::vector<sel::Piece> pieces(2);
+    std::vector<sel::TypedPiece> pieces(2);
     pieces[0] = {0, buf.data(), sel::build_piece_pair(a, H5S_BLOCK, 4)};
     pieces[1] = {20, buf.data() + 8, sel::build_piece_pair(b, H5S_BLOCK, 4)};
     try {

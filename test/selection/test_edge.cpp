@@ -37,8 +37,8 @@ sel::TypeSpec single(hid_t s, std::size_t elem) {
     return spec;
 }
 
-sel::PiecePair pair(hid_t f, hid_t m, std::size_t elem) {
-    sel::PiecePair p = sel::build_piece_pair(f, m, elem);
+sel::TypePair pair(hid_t f, hid_t m, std::size_t elem) {
+    sel::TypePair p = sel::build_piece_pair(f, m, elem);
     EXPECT_EQ(check_pair(f, m, elem, p), "");
     return p;
 }
@@ -84,7 +84,7 @@ TEST(SelectionEdge, ScalarSpace) {
     EXPECT_EQ(spec.shape, sel::TypeShape::Contiguous);
     Hid m = simple({5});
     hyperslab(m, {3}, {}, {1}, {});
-    sel::PiecePair p = pair(s, m, 12);
+    sel::TypePair p = pair(s, m, 12);
     EXPECT_EQ(p.mem.offset, 36);
 }
 
@@ -194,7 +194,7 @@ TEST(SelectionEdge, AdjacentPointsMerge) {
 TEST(SelectionEdge, ReversedPointsArePermuted) {
     Hid f = simple({8, 8});
     points(f, {7, 7, 5, 0, 3, 4, 3, 3, 0, 0});
-    sel::PiecePair p = pair(f, H5S_BLOCK, 8);
+    sel::TypePair p = pair(f, H5S_BLOCK, 8);
     EXPECT_TRUE(p.file.monotonic);
     EXPECT_FALSE(p.mem.monotonic);
     Hid m = simple({2, 5});
@@ -208,26 +208,40 @@ TEST(SelectionEdge, ReversedPointsArePermuted) {
     // Ascending file points pair with out-of-order memory points without sorting anything.
     Hid fa = simple({100});
     points(fa, {1, 5, 9, 20, 21});
-    sel::PiecePair q = pair(fa, mp, 8);
+    sel::TypePair q = pair(fa, mp, 8);
     EXPECT_TRUE(q.file.monotonic);
     EXPECT_FALSE(q.mem.monotonic);
 }
 
-TEST(SelectionEdge, DuplicateFilePointsAreRejectedDuplicateMemoryPointsAreNot) {
+// A file point named twice keeps its last occurrence (serial HDF5's result for a write: the last
+// value wins): the file type holds each element once, paired with the memory of its last
+// occurrence, and the earlier occurrence's memory is listed as a copy a read makes afterwards.
+TEST(SelectionEdge, DuplicateFilePointsKeepTheLastDuplicateMemoryPointsAreAccepted) {
     Hid f = simple({10});
-    points(f, {3, 1, 3});
-    try {
-        sel::build_piece_pair(f, H5S_BLOCK, 4);
-        ADD_FAILURE() << "duplicate file points accepted";
-    } catch (const mpiio::Error &e) {
-        EXPECT_EQ(e.kind(), mpiio::ErrorKind::NotMonotonic);
-    }
+    points(f, {3, 1, 3}); // memory (packed) elements 0, 1, 2
+    sel::TypePair d = sel::build_piece_pair(f, H5S_BLOCK, 4);
+    EXPECT_TRUE(d.file.monotonic);
+    EXPECT_EQ(d.file.bytes, 8);
+    EXPECT_EQ(d.mem.bytes, 8);
+    std::vector<seltest::ByteRun> file_runs, mem_runs;
+    EXPECT_EQ(seltest::spec_runs(d.file, 0, file_runs), "");
+    EXPECT_EQ(seltest::spec_runs(d.mem, 0, mem_runs), "");
+    EXPECT_EQ(file_runs, (std::vector<seltest::ByteRun>{{4, 4}, {12, 4}}))
+        << "file elements 1 and 3, once each";
+    EXPECT_EQ(mem_runs, (std::vector<seltest::ByteRun>{{4, 8}}))
+        << "element 1, then element 3 from its last occurrence";
+    ASSERT_TRUE(d.duplicates);
+    ASSERT_EQ(d.duplicates->size(), 1u);
+    EXPECT_EQ((*d.duplicates)[0].from, 8);
+    EXPECT_EQ((*d.duplicates)[0].to, 0);
+    EXPECT_EQ((*d.duplicates)[0].len, 4);
     Hid m = simple({10});
     points(m, {2, 2, 2});
     Hid g = simple({10});
     points(g, {1, 4, 7});
-    sel::PiecePair p = pair(g, m, 4);
+    sel::TypePair p = pair(g, m, 4);
     EXPECT_EQ(p.mem.bytes, 12);
+    EXPECT_FALSE(p.duplicates);
 }
 
 TEST(SelectionEdge, MismatchedCountsThrow) {
@@ -273,7 +287,7 @@ TEST(SelectionEdge, ManyUnsortedPointsAreSortedAndPermuted) {
     pair(small, H5S_BLOCK, 1);
     Hid wide = simple({hsize_t{1} << 20, hsize_t{1} << 20});
     select_random_points(g, wide, 6000, false);
-    sel::PiecePair p = sel::build_piece_pair(wide, H5S_BLOCK, 8);
+    sel::TypePair p = sel::build_piece_pair(wide, H5S_BLOCK, 8);
     EXPECT_EQ(check_pair(wide, H5S_BLOCK, 8, p), "");
 }
 

@@ -55,7 +55,7 @@ TEST(SelectionRandom, SingleSelectionsMatchSequenceLists) {
                 static_cast<unsigned long long>(cache.stats().hits));
 }
 
-TEST(SelectionRandom, PiecePairsMatchHdf5Pairing) {
+TEST(SelectionRandom, TypePairsMatchHdf5Pairing) {
     const std::uint64_t base = base_seed(500000);
     sel::TypeCache cache(16);
     int failures = 0, permuted = 0, nonempty = 0;
@@ -78,7 +78,7 @@ TEST(SelectionRandom, PiecePairsMatchHdf5Pairing) {
                 mspace = random_mem_selection(g, mkind, npoints);
             }
             what = "file " + describe_space(fspace) + " mem " + describe_space(mspace);
-            sel::PiecePair pair = sel::build_piece_pair(fspace, mspace, elem, g.coin(0.5) ? &cache : nullptr);
+            sel::TypePair pair = sel::build_piece_pair(fspace, mspace, elem, g.coin(0.5) ? &cache : nullptr);
             err = check_pair(fspace, mspace, elem, pair);
             nonempty += !pair.file.empty();
             permuted += !pair.mem.monotonic && (fkind == Kind::Points);

@@ -69,7 +69,7 @@ TEST(SelectionSemantics, PairMovesTheBytesH5DreadMoves) {
             std::vector<unsigned char> want(mbytes, 0xEE), got(mbytes, 0xEE);
             if (H5Dread(dset, type, read_mspace, fspace, H5P_DEFAULT, want.data()) < 0)
                 throw std::runtime_error("H5Dread failed");
-            sel::PiecePair pair = sel::build_piece_pair(fspace, mspace, elem);
+            sel::TypePair pair = sel::build_piece_pair(fspace, mspace, elem);
             std::vector<unsigned char> packed(static_cast<std::size_t>(pair.file.bytes));
             int pos = 0;
             MPI_Pack(data.data() + pair.file.offset, pair.file.count, pair.file.type, packed.data(),

@@ -151,4 +151,112 @@ TEST(Route, OneRank) {
     EXPECT_TRUE(decide(words({{0, 10, kStrided}}), CollectiveRoute::Auto, false, kWrite).independent);
 }
 
+// The summary every rank's extent folds into (one MPI_Allreduce, rank order) decides the same
+// route as the full exchange wherever it decides at all: checked on random tables of every kind
+// (ranks in order, shuffled, overlapping, nested, empty, huge), every policy and limit.
+mpiio::route::ExtentSummary summary_of(const std::vector<std::int64_t> &w) {
+    using mpiio::route::ExtentSummary;
+    ExtentSummary all;
+    for (std::size_t r = 0; r < w.size() / 3; ++r) {
+        ExtentSummary right =
+            mpiio::route::summarize(w[3 * r], w[3 * r + 1], w[3 * r + 2], static_cast<int>(r), false);
+        if (r == 0)
+            all = right;
+        else {
+            mpiio::route::combine(all, right);
+            all = right;
+        }
+    }
+    return all;
+}
+
+TEST(Route, SummaryDecidesAsTheFullExchangeDoes) {
+    std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+    auto next = [&](std::uint64_t n) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return state % n;
+    };
+    const std::int64_t kFlags[] = {kPlain, kStrided, kNeedsView};
+    const CollectiveRoute kPolicies[] = {CollectiveRoute::Auto, CollectiveRoute::Collective,
+                                         CollectiveRoute::Independent};
+    int decided = 0, total = 0, ordered_decided = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+        const int nranks = 1 + static_cast<int>(next(9));
+        const int kind = static_cast<int>(next(4));
+        std::vector<std::int64_t> w;
+        std::int64_t cursor = static_cast<std::int64_t>(next(100));
+        for (int r = 0; r < nranks; ++r) {
+            std::int64_t lo = 0, hi = 0;
+            if (next(6) != 0) { // some ranks move nothing
+                const auto len = static_cast<std::int64_t>(1 + next(kind == 3 ? INT64_MAX / 16 : 200));
+                if (kind == 0) { // ascending blocks, sometimes touching
+                    lo = cursor + static_cast<std::int64_t>(next(3));
+                } else if (kind == 1) { // anywhere in a small range: interleaved and nested
+                    lo = static_cast<std::int64_t>(next(400));
+                } else { // ascending, then shuffled below
+                    lo = cursor + static_cast<std::int64_t>(next(50));
+                }
+                hi = lo + len;
+                cursor = hi;
+            }
+            w.insert(w.end(), {lo, hi, kFlags[next(3)]});
+        }
+        if (kind >= 2) { // shuffle ranks
+            for (int r = nranks - 1; r > 0; --r) {
+                const int j = static_cast<int>(next(static_cast<std::uint64_t>(r + 1)));
+                for (int k = 0; k < 3; ++k)
+                    std::swap(w[3 * r + k], w[3 * j + k]);
+            }
+        }
+        const auto s = summary_of(w);
+        for (CollectiveRoute policy : kPolicies)
+            for (bool individual : {false, true})
+                for (std::uint64_t limit : {std::uint64_t{1}, std::uint64_t{2}, kRead, std::uint64_t{65536}})
+                    for (bool need_disjoint : {false, true}) {
+                        ++total;
+                        const auto full = decide(w, policy, individual, limit);
+                        const auto quick =
+                            mpiio::route::decide_from_summary(s, policy, individual, limit, need_disjoint);
+                        if (!quick)
+                            continue;
+                        ++decided;
+                        if (s.ordered)
+                            ++ordered_decided;
+                        ASSERT_EQ(quick->independent, full.independent) << "trial " << trial;
+                        ASSERT_EQ(quick->all_contiguous, full.all_contiguous) << "trial " << trial;
+                        if (need_disjoint && full.independent) {
+                            ASSERT_EQ(quick->disjoint, full.disjoint) << "trial " << trial;
+                        }
+                    }
+    }
+    // The summary must decide most cases on its own.
+    EXPECT_GT(decided, total * 3 / 4);
+    EXPECT_GT(ordered_decided, 0);
+}
+
+TEST(Route, SummaryOfAscendingExtentsNeedsNoFullExchange) {
+    for (bool write : {false, true}) {
+        const auto w =
+            words({{0, 100, kPlain}, {100, 200, kStrided}, {0, 0, kNeedsView}, {250, 300, kPlain}});
+        const auto d = mpiio::route::decide_from_summary(summary_of(w), CollectiveRoute::Auto, false,
+                                                         write ? kWrite : kRead, write);
+        ASSERT_TRUE(d.has_value());
+        EXPECT_TRUE(d->independent);
+        EXPECT_TRUE(d->disjoint);
+        EXPECT_FALSE(d->all_contiguous);
+    }
+    // Certain overlap decides too: four ranks over the same range.
+    const auto same = words({{0, 100, kStrided}, {0, 100, kStrided}, {0, 100, kStrided}, {0, 100, kStrided}});
+    const auto write =
+        mpiio::route::decide_from_summary(summary_of(same), CollectiveRoute::Auto, false, kWrite, true);
+    ASSERT_TRUE(write.has_value());
+    EXPECT_FALSE(write->independent);
+    const auto read =
+        mpiio::route::decide_from_summary(summary_of(same), CollectiveRoute::Auto, false, kRead, false);
+    ASSERT_TRUE(read.has_value());
+    EXPECT_TRUE(read->independent); // 400 bytes over 100, limit 4
+}
+
 } // namespace

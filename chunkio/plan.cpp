@@ -1,11 +1,9 @@
-#include "executor.hpp"
+#include "plan.hpp"
 
-#include "common/agreement.hpp"
+#include "common/error.hpp"
 
 #include <algorithm>
-#include <exception>
 #include <numeric>
-#include <string>
 
 namespace mpiio::chunkio {
 namespace {
@@ -39,59 +37,46 @@ std::vector<ChunkUse> gather_chunk_uses(MPI_Comm comm, const std::vector<std::ui
     return uses;
 }
 
-Report run_multi(MPI_Comm comm, const Plan &plan, const std::vector<ChunkUse> &chunks,
-                 const std::vector<std::uint64_t> &local, Transport &transport, std::exception_ptr held) {
-    Report report;
-    report.kind = Plan::Kind::Multi;
-    // Independent chunks first (no communication); a failure there must not stop this rank from
-    // joining the collective chunks, so it is held and agreed on at the end.
-    std::vector<std::size_t> independent;
+// Local. The steps of a multi-chunk plan for this rank.
+ChunkPlan multi_chunk_steps(const Plan &decided, const std::vector<ChunkUse> &chunks,
+                            const std::vector<std::uint64_t> &local) {
+    ChunkPlan out;
+    out.kind = Plan::Kind::Multi;
+    Step independent{Step::Kind::Independent, kNoPiece, {}};
+    std::vector<Step> collective;
     std::size_t li = 0;
     for (std::size_t c = 0; c < chunks.size(); ++c) {
         const bool mine = li < local.size() && local[li] == chunks[c].address;
-        if (plan.per_chunk[c] == ChunkIo::Independent) {
-            ++report.independent_chunks;
+        if (decided.per_chunk[c] == ChunkIo::Independent) {
+            ++out.independent_chunks;
             if (mine)
-                independent.push_back(li);
+                independent.pieces.push_back(li);
         } else {
-            ++report.collective_chunks;
+            ++out.collective_chunks;
+            collective.push_back(Step{Step::Kind::CollectiveOne, mine ? li : kNoPiece, {}});
         }
         if (mine)
             ++li;
     }
-    if (!independent.empty() && !held) {
-        try {
-            transport.independent(independent);
-        } catch (...) {
-            held = std::current_exception();
-        }
-    }
-    // One collective transfer per collective chunk, in global address order on every rank.
-    li = 0;
-    for (std::size_t c = 0; c < chunks.size(); ++c) {
-        const bool mine = li < local.size() && local[li] == chunks[c].address;
-        if (plan.per_chunk[c] == ChunkIo::Collective) {
-            const std::size_t one[1] = {li};
-            transport.collective(std::span<const std::size_t>(one, mine ? 1 : 0));
-            ++report.collective_calls;
-        }
-        if (mine)
-            ++li;
-    }
-    // The independent chunks had no agreement of their own: one for the whole operation.
-    std::optional<Error> failure;
-    if (held)
-        failure = capture([&] { std::rethrow_exception(held); });
-    agree(comm, failure);
-    return report;
+    out.steps.push_back(std::move(independent));
+    std::move(collective.begin(), collective.end(), std::back_inserter(out.steps));
+    return out;
 }
 
 } // namespace
 
-Report execute(MPI_Comm comm, const Knobs &knobs, const std::vector<std::uint64_t> &local_in,
-               Transport &transport, std::exception_ptr local_failure) {
-    static const std::vector<std::uint64_t> kNone;
-    const std::vector<std::uint64_t> &local = local_failure ? kNone : local_in;
+bool ChunkPlan::collective_after_independent() const {
+    bool independent_seen = false;
+    for (const Step &s : steps) {
+        if (!s.collective())
+            independent_seen = true;
+        else if (independent_seen)
+            return true;
+    }
+    return !independent_seen; // no independent step: nothing waits for an agreement
+}
+
+ChunkPlan plan_chunk_io(MPI_Comm comm, const Knobs &knobs, const std::vector<std::uint64_t> &local) {
     int nranks = 1;
     check_mpi(MPI_Comm_size(comm, &nranks), "MPI_Comm_size");
     const Gather need = what_to_gather(knobs);
@@ -105,15 +90,12 @@ Report execute(MPI_Comm comm, const Knobs &knobs, const std::vector<std::uint64_
         }
     }
     if (linked) {
-        transport.collective_all(); // agrees on errors: a local failure was handed to the transport
-        if (local_failure)
-            std::rethrow_exception(local_failure);
-        Report report;
-        report.collective_calls = 1;
-        return report;
+        ChunkPlan out;
+        out.steps.push_back(Step{Step::Kind::CollectiveAll, kNoPiece, {}});
+        return out;
     }
     const std::vector<ChunkUse> chunks = gather_chunk_uses(comm, local, counts);
-    return run_multi(comm, multi_chunk_plan(knobs, chunks, nranks), chunks, local, transport, local_failure);
+    return multi_chunk_steps(multi_chunk_plan(knobs, chunks, nranks), chunks, local);
 }
 
 } // namespace mpiio::chunkio

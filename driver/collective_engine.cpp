@@ -1,0 +1,209 @@
+// See collective_engine.hpp for the steps.
+#include "collective_engine.hpp"
+
+#include "file.hpp"
+#include "hdf5_internals.hpp"
+#include "route.hpp"
+
+#include <array>
+
+namespace mpiio {
+namespace {
+
+// MPI's user-function signature: inout[i] = in[i] o inout[i], `in` holding the lower ranks.
+void combine_summaries(void *in, void *inout, int *count, MPI_Datatype *) {
+    const auto *left = static_cast<const route::ExtentSummary *>(in);
+    auto *right = static_cast<route::ExtentSummary *>(inout);
+    for (int i = 0; i < *count; ++i)
+        route::combine(left[i], right[i]);
+}
+
+// The MPI route's request of a rank with nothing to move (or whose part failed).
+const MpiDescription kNothing{};
+
+} // namespace
+
+struct CollectiveEngine::Route {
+    route::Decision decision;
+    bool individual = false;
+};
+
+// Local. The datatype of route::ExtentSummary and its non-commutative reduction (MPI applies it in
+// rank order, which the "ascending with the rank" test needs), made on the file's first collective
+// transfer and freed with the file.
+void CollectiveEngine::make_summary_reduction() {
+    static_assert(sizeof(route::ExtentSummary) == route::kSummaryWords * sizeof(std::int64_t));
+    check_mpi(MPI_Type_contiguous(route::kSummaryWords, MPI_INT64_T, summary_type_.out()),
+              "MPI_Type_contiguous");
+    check_mpi(MPI_Type_commit(summary_type_.ptr()), "MPI_Type_commit");
+    check_mpi(MPI_Op_create(combine_summaries, 0 /* not commutative */, summary_op_.out()), "MPI_Op_create");
+}
+
+void CollectiveEngine::settle() {
+    if (pending_barrier_ != MPI_REQUEST_NULL)
+        check_mpi(MPI_Wait(&pending_barrier_, MPI_STATUS_IGNORE),
+                  "MPI_Wait (barrier after a collective write)");
+}
+
+// Collective. Step 1 and 2: the summary reduction (the error agreement rides on it), the full
+// exchange only when the summary cannot decide.
+CollectiveEngine::Route CollectiveEngine::exchange(File *file, const IoRequest &mine, Direction dir,
+                                                   std::optional<Error> local_error) {
+    FileState &st = *file->state;
+    Route r;
+    r.individual = hdf5_internals::collective_opt() != H5FD_MPIO_COLLECTIVE_IO;
+    const std::uint64_t limit = dir == Direction::Read ? st.config.read_overlap_limit : 1;
+    const bool need_disjoint = dir == Direction::Write;
+    std::int64_t flags = 0;
+    if (mine.file_contiguous())
+        flags |= route::kContiguous;
+    if (!mine.needs_view())
+        flags |= route::kIndependentCapable;
+    const auto lo = static_cast<std::int64_t>(mine.empty() ? 0 : mine.lo());
+    const auto hi = static_cast<std::int64_t>(mine.empty() ? 0 : mine.end());
+    local_error = st.failed_writes.with(std::move(local_error));
+    route::ExtentSummary summary = route::summarize(lo, hi, flags, st.rank, local_error.has_value());
+    if (!summary_op_)
+        make_summary_reduction(); // before the call: every rank needs it, none may skip the call
+    route::ExtentSummary all;
+    check_mpi(MPI_Allreduce(&summary, &all, 1, summary_type_.get(), summary_op_.get(), st.comm.get()),
+              "MPI_Allreduce (route summary and error agreement)");
+    ++st.io.stats().collective_mpi_calls;
+    summary = all;
+    if (summary.failed_rank != INT64_MAX)
+        raise_agreed_failure(st.comm.get(), static_cast<int>(summary.failed_rank), local_error);
+    if (auto d = route::decide_from_summary(summary, st.config.collective_route, r.individual, limit,
+                                            need_disjoint)) {
+        r.decision = *d;
+        return r;
+    }
+    const std::array<std::int64_t, route::kWords> words{lo, hi, flags};
+    extents_.resize(route::kWords * static_cast<std::size_t>(st.size));
+    check_mpi(MPI_Allgather(words.data(), route::kWords, MPI_INT64_T, extents_.data(), route::kWords,
+                            MPI_INT64_T, st.comm.get()),
+              "MPI_Allgather (route extents)");
+    ++st.io.stats().collective_mpi_calls;
+    r.decision = route::decide(extents_, st.config.collective_route, r.individual, limit);
+    return r;
+}
+
+void CollectiveEngine::transfer(File *file, IoRequest &mine, Direction dir,
+                                std::optional<Error> local_error) {
+    FileState &st = *file->state;
+    ++st.io.stats().collective_ops;
+    if (!local_error)
+        local_error = capture([&] { settle(); });
+    if (!local_error && dir == Direction::Write && st.read_only)
+        local_error = Error(ErrorKind::Config, "write to a file opened read-only");
+    if (local_error)
+        mine = IoRequest{};
+    if (dir == Direction::Read && hdf5_internals::collective_opt() == H5FD_MPIO_COLLECTIVE_IO &&
+        hdf5_internals::rank0_bcast()) {
+        broadcast_read(file, mine, std::move(local_error));
+        return;
+    }
+    const Route r = exchange(file, mine, dir, std::move(local_error));
+    if (!r.decision.independent) {
+        ++st.io.stats().mpi_route_ops;
+        mpi_route(file, mine, dir, r.decision.all_contiguous, r.individual);
+        return;
+    }
+    ++st.io.stats().independent_route_ops;
+    independent_route(file, mine, dir, r.decision.disjoint);
+}
+
+// Collective. The library's "rank 0 reads, the others receive" request: it asks for it when every
+// rank reads all of a small contiguous dataset (H5D__mpio_opt_possible), and the built-in driver
+// honours it in read, read_vector and read_selection. It also decides correctness past the
+// physical EOF: there a collective MPI-IO read (ROMIO and OMPIO alike) can report a full count and
+// leave stale bytes, where rank 0's independent read reports the short count that gets zeroed.
+void CollectiveEngine::broadcast_read(File *file, IoRequest &mine, std::optional<Error> local_error) {
+    FileState &st = *file->state;
+    if (!local_error && st.rank == 0)
+        local_error = capture([&] {
+            if (mine.needs_view())
+                throw Error(ErrorKind::Unsupported, "rank-0 broadcast read of a non-contiguous file range");
+            st.independent.move(mine, Direction::Read, true);
+        });
+    const MpiDescription *d = &kNothing;
+    if (!local_error)
+        local_error = capture([&] { d = &mine.mpi(); });
+    agree(st.comm.get(), st.failed_writes.with(std::move(local_error)));
+    check_mpi(MPI_Bcast(d->memory.base, d->memory.count, d->memory.type, 0, st.comm.get()),
+              "MPI_Bcast (data)");
+    Stats &stats = st.io.stats();
+    stats.collective_mpi_calls += 2;
+    ++stats.rank0_bcast_reads;
+    if (st.rank != 0)
+        stats.bytes_read += mine.bytes();
+}
+
+// Collective. MPI collective I/O of every rank's request; a rank whose part failed joins every
+// call with nothing and throws at the end.
+void CollectiveEngine::mpi_route(File *file, IoRequest &mine, Direction dir, bool all_contiguous,
+                                 bool individual) {
+    FileState &st = *file->state;
+    const MpiDescription *d = &kNothing;
+    std::optional<Error> local = capture([&] { d = &mine.mpi(); });
+    if (local)
+        d = &kNothing;
+    auto keep_first = [&](std::optional<Error> e) {
+        if (!local)
+            local = std::move(e);
+    };
+    if (dir == Direction::Write)
+        keep_first(extend_before_collective_write(file));
+    const bool view = !all_contiguous;
+    if (view)
+        keep_first(capture([&] { st.io.set_view(d->view_disp, d->file_type, st.info.get()); }));
+    const MPI_Offset offset = view ? 0 : d->view_disp;
+    const MemoryBuffer &memory = local ? kNothing.memory : d->memory;
+    if (dir == Direction::Read)
+        keep_first(capture([&] { st.io.read_all(offset, memory, individual); }));
+    else
+        keep_first(capture([&] { st.io.write_all(offset, memory, individual, mine.end()); }));
+    if (view)
+        keep_first(capture([&] { st.io.reset_view(st.info.get()); }));
+    if (dir == Direction::Write && !individual && st.sync_after_collective_write) {
+        keep_first(capture([&] { check_mpi(MPI_File_sync(file->fh), "MPI_File_sync"); }));
+        ++st.io.stats().syncs;
+        ++st.io.stats().collective_mpi_calls;
+    }
+    if (local) {
+        if (dir == Direction::Write)
+            st.failed_writes.remember(*local);
+        throw *local;
+    }
+    if (dir == Direction::Read)
+        mine.copy_duplicates();
+}
+
+// Collective (the barrier). Each rank moves its own request; reads may read across holes (they
+// only read), writes rewrite holes only inside disjoint extents.
+void CollectiveEngine::independent_route(File *file, IoRequest &mine, Direction dir, bool disjoint) {
+    FileState &st = *file->state;
+    if (dir == Direction::Read) {
+        st.independent.move(mine, dir, true);
+        return;
+    }
+    std::optional<Error> error = capture([&] { st.independent.move(mine, dir, disjoint); });
+    // Where the MPI-IO layer says writes are not visible to other ranks until synced, a collective
+    // write syncs on this route too, as on the MPI route (every rank is here: the call matches).
+    if (st.sync_after_collective_write) {
+        std::optional<Error> sync_error =
+            capture([&] { check_mpi(MPI_File_sync(file->fh), "MPI_File_sync (after a collective write)"); });
+        if (!error)
+            error = std::move(sync_error);
+        ++st.io.stats().syncs;
+        ++st.io.stats().collective_mpi_calls;
+    }
+    // Posted on every rank, failed or not, once its own bytes are written (see settle()).
+    check_mpi(MPI_Ibarrier(st.comm.get(), &pending_barrier_), "MPI_Ibarrier (after a collective write)");
+    ++st.io.stats().collective_mpi_calls;
+    if (error) {
+        st.failed_writes.remember(*error);
+        throw *error;
+    }
+}
+
+} // namespace mpiio

@@ -1,0 +1,97 @@
+// How a rank moves its own bytes (ARCHITECTURE.md D16): the independent engine's decisions, as pure
+// functions of a request's shape and the limits below. No MPI, no HDF5: the unit tests feed them
+// tables (test/unit/test_independent_plan.cpp) and independent_engine.cpp carries the calls out.
+//
+// The cost model (issue 25): one MPI-IO call costs about as much as moving `gap_cost` bytes (the
+// config key sieve_gap; measured, see docs/architecture.md). So a read bridges a hole between two
+// stretches of wanted bytes when the hole is at most gap_cost bytes (reading it costs less than
+// the call it saves), and a write - which must read a bridged range back first and write it whole
+// - bridges a hole when the hole twice plus the stretch after it is at most gap_cost, and only
+// where no other rank writes inside the range (the collective route's disjoint extents, or a file
+// of one rank).
+#pragma once
+
+#include "mpi_io.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace mpiio {
+
+struct IndependentLimits {
+    std::size_t staging_buffer = std::size_t{4} << 20; // config staging_buffer: most bytes staged at once
+    std::size_t gap_cost = 4096;                       // config sieve_gap: bytes worth one MPI-IO call
+
+    // A segment this long moves with a call of its own, straight from or to the caller's memory:
+    // one more call costs less than a second copy of every byte (and fresh staging pages: ROMIO's
+    // collective chunk fill ran 3x slower, h5perf's chunked collective write 0.55x the built-in
+    // driver, when such runs were copied).
+    static constexpr std::size_t kDirectBytes = std::size_t{64} << 10;
+    // Mean bytes per block (file or memory side, whichever has more blocks) below which a sieved
+    // range's bytes are copied by MPI's datatype engine (MPI_Pack/MPI_Unpack of the request's
+    // types) rather than by memcpy per segment. MPICH 4.0's engine copies byte blocks a byte at a
+    // time (125 us against memcpy's 13 us for 256 KiB in 128-byte blocks); for 2048 blocks of 4
+    // bytes Open MPI's takes 6-10 us where building the segments alone costs more.
+    static constexpr std::uint64_t kEngineCopyBelow = 64;
+    // Fewest unbridged stretches of a write that go as one call through the rank's own file view
+    // (mpi_io.hpp) instead of a call each, and most (a bound on the view's type map).
+    static constexpr std::size_t kViewWriteMinRuns = 8;
+    static constexpr std::size_t kViewWriteMaxRuns = std::size_t{1} << 20;
+    // Most segments planned as one group (bounds the engine's segment buffer: 1.5 MiB).
+    static constexpr std::size_t kGroupSegments = std::size_t{1} << 16;
+};
+
+// The shape of a request, as the strategy needs it.
+struct RequestShape {
+    std::size_t bytes = 0;         // payload
+    std::uint64_t span = 0;        // extent: first to one past the last file byte
+    std::uint64_t file_blocks = 0; // contiguous file blocks (runs) described
+    std::uint64_t mem_blocks = 0;  // contiguous memory blocks
+    bool file_contiguous = false;  // one file range
+    bool one_memory_type = false;  // the memory side is one buffer or one existing datatype
+};
+
+enum class Strategy {
+    Nothing,
+    Direct,     // one call: the file side is one range and the memory side one type
+    SieveTyped, // the whole extent through one buffer, copied by MPI's datatype engine
+    Staged,     // segments through the staging buffer, a group at a time (plan_group)
+};
+
+// Local, pure. `may_bridge`: no other rank writes inside this request's extent meanwhile.
+Strategy choose_strategy(const RequestShape &shape, Direction dir, bool may_bridge,
+                         const IndependentLimits &limits);
+
+// A segment of a staged group: file address, length, and whether its memory directly follows the
+// previous segment's (so that consecutive segments can be written straight from memory).
+struct PlannedSegment {
+    haddr_t addr = 0;
+    std::size_t len = 0;
+    bool memory_follows = false;
+};
+
+// One call of a staged group. Segments [first, last) of the group.
+struct GroupCall {
+    enum class Kind {
+        Direct,    // one segment straight from/to the caller's memory
+        ReadSpan,  // read [lo, hi) into the staging buffer (then copy the segments out, or in)
+        WriteSpan, // write the staging buffer's [lo, hi) (segments copied in first)
+        ViewWrite, // the segments as one call through the rank's own view (from the staging
+                   // buffer, or from memory when `from_memory`)
+    };
+    Kind kind = Kind::Direct;
+    std::size_t first = 0, last = 0;
+    haddr_t lo = 0, hi = 0;
+    bool from_memory = false; // ViewWrite: the segments' memory is one block
+};
+
+// Local, pure. The calls that move a group of ascending, disjoint segments, each shorter than
+// kDirectBytes, spanning at most staging_buffer bytes. Reads list ReadSpans and Directs (copy out
+// afterwards); writes list ReadSpans first (holes to bridge), then WriteSpans, ViewWrites and
+// Directs (copy in before the writes). `view_usable`: the rank's own handle can take view writes.
+std::vector<GroupCall> plan_group(std::span<const PlannedSegment> segments, Direction dir, bool may_bridge,
+                                  bool view_usable, const IndependentLimits &limits);
+
+} // namespace mpiio

@@ -1,0 +1,257 @@
+// See mpi_io.hpp.
+#include "mpi_io.hpp"
+
+#include "mpi_runtime.hpp"
+#include "selection/mpi_build.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace mpiio {
+namespace {
+
+constexpr char kNative[] = "native";
+
+// Local. Refuses addresses MPI_Offset cannot hold before any call is made.
+void check_address(haddr_t addr, std::size_t bytes) {
+    if (addr == HADDR_UNDEF || addr > static_cast<haddr_t>(std::numeric_limits<MPI_Offset>::max()) - bytes)
+        throw Error(ErrorKind::Config, "file address out of range for MPI-IO");
+}
+
+std::string short_write(std::size_t wanted, haddr_t addr, std::size_t done) {
+    return "write of " + std::to_string(wanted) + " bytes at address " + std::to_string(addr) +
+           " transferred only " + std::to_string(done);
+}
+
+} // namespace
+
+void MpiIo::bind(MPI_File *shared, OwnHandleSettings own, haddr_t eof) {
+    shared_ = shared;
+    own_settings_ = std::move(own);
+    eof_ = eof;
+}
+
+// Local. The bytes a call moved (MPI_Get_count for MPI_BYTE does less work than the general
+// MPI_Get_elements_x).
+std::size_t MpiIo::moved(const MPI_Status &status, const MemoryBuffer &memory) const {
+    if (memory.type == MPI_BYTE) {
+        int n = 0;
+        check_mpi(MPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count");
+        return n == MPI_UNDEFINED ? 0 : static_cast<std::size_t>(n);
+    }
+    MPI_Count n = 0;
+    check_mpi(MPI_Get_elements_x(&status, memory.type, &n), "MPI_Get_elements_x");
+    return n == MPI_UNDEFINED ? 0 : static_cast<std::size_t>(n);
+}
+
+void MpiIo::after_write(haddr_t addr, const MemoryBuffer &memory, std::size_t done) {
+    if (done != memory.bytes)
+        throw Error(ErrorKind::Io, short_write(memory.bytes, addr, done));
+    stats_.bytes_written += done;
+    eof_ = std::max<haddr_t>(eof_, addr + memory.bytes);
+}
+
+std::size_t MpiIo::read_at(haddr_t addr, const MemoryBuffer &memory) {
+    check_address(addr, memory.bytes);
+    MPI_Status status{};
+    {
+        IoTimer t = timer();
+        check_mpi(MPI_File_read_at(*shared_, static_cast<MPI_Offset>(addr), memory.base, memory.count,
+                                   memory.type, &status),
+                  "MPI_File_read_at");
+    }
+    const std::size_t done = moved(status, memory);
+    record('r', addr, memory.bytes);
+    ++stats_.independent_reads;
+    stats_.bytes_read += done;
+    zero_fill_after(memory, done);
+    return done;
+}
+
+void MpiIo::write_at(haddr_t addr, const MemoryBuffer &memory) {
+    check_address(addr, memory.bytes);
+    MPI_Status status{};
+    {
+        IoTimer t = timer();
+        check_mpi(MPI_File_write_at(*shared_, static_cast<MPI_Offset>(addr), memory.base, memory.count,
+                                    memory.type, &status),
+                  "MPI_File_write_at");
+    }
+    ++stats_.independent_writes;
+    record('w', addr, memory.bytes);
+    after_write(addr, memory, moved(status, memory));
+}
+
+// MPI counts are int: a larger range goes as one derived type of 1 GiB blocks.
+std::size_t MpiIo::read_bytes(haddr_t addr, char *buf, std::size_t bytes) {
+    if (bytes <= static_cast<std::size_t>(INT_MAX))
+        return read_at(addr, {buf, static_cast<int>(bytes), MPI_BYTE, bytes});
+    const selection::TypeSpec run = selection::contiguous_spec(0, static_cast<MPI_Count>(bytes));
+    return read_at(addr, {buf, run.count, run.type, bytes});
+}
+
+void MpiIo::write_bytes(haddr_t addr, const char *buf, std::size_t bytes) {
+    char *data = const_cast<char *>(buf); // MPI takes void*: never written
+    if (bytes <= static_cast<std::size_t>(INT_MAX)) {
+        write_at(addr, {data, static_cast<int>(bytes), MPI_BYTE, bytes});
+        return;
+    }
+    const selection::TypeSpec run = selection::contiguous_spec(0, static_cast<MPI_Count>(bytes));
+    write_at(addr, {data, run.count, run.type, bytes});
+}
+
+// A second handle sees and makes writes exactly as the shared one does only outside atomic mode
+// (set on the shared handle by H5Fset_mpi_atomicity) and where writes are visible without
+// MPI_File_sync (decided at open). Write sieving is disabled on it: sieving reads the holes between
+// the runs and writes them back, which loses whatever another rank writes there meanwhile.
+bool MpiIo::own_view_usable() {
+    if (!own_settings_.allowed || own_unusable_)
+        return false;
+    int atomic = 0;
+    check_mpi(MPI_File_get_atomicity(*shared_, &atomic), "MPI_File_get_atomicity");
+    if (atomic)
+        return false;
+    if (own_ != MPI_FILE_NULL)
+        return true;
+    Info hints;
+    check_mpi(MPI_Info_dup(own_settings_.hints, hints.out()), "MPI_Info_dup");
+    check_mpi(MPI_Info_set(hints.get(), "romio_ds_write", "disable"), "MPI_Info_set");
+    if (MPI_File_open(MPI_COMM_SELF, own_settings_.path.c_str(), MPI_MODE_WRONLY, hints.get(), &own_) !=
+        MPI_SUCCESS) {
+        own_ = MPI_FILE_NULL;
+        own_unusable_ = true;
+    }
+    return own_ != MPI_FILE_NULL;
+}
+
+void MpiIo::write_through_own_view(haddr_t disp, MPI_Datatype file_type, const char *data, std::size_t bytes,
+                                   std::size_t runs, haddr_t end) {
+    check_address(disp, bytes);
+    MPI_Status status{};
+    {
+        IoTimer t = timer();
+        check_mpi(MPI_File_set_view(own_, static_cast<MPI_Offset>(disp), MPI_BYTE, file_type, kNative,
+                                    MPI_INFO_NULL),
+                  "MPI_File_set_view (own handle)");
+        check_mpi(
+            MPI_File_write_at(own_, 0, const_cast<char *>(data), static_cast<int>(bytes), MPI_BYTE, &status),
+            "MPI_File_write_at (view write)");
+    }
+    record('v', disp, bytes);
+    ++stats_.independent_writes;
+    ++stats_.view_writes;
+    const MemoryBuffer memory{const_cast<char *>(data), static_cast<int>(bytes), MPI_BYTE, bytes};
+    const std::size_t done = moved(status, memory);
+    if (done != bytes)
+        throw Error(ErrorKind::Io, "write of " + std::to_string(bytes) + " bytes in " + std::to_string(runs) +
+                                       " runs from address " + std::to_string(disp) + " transferred only " +
+                                       std::to_string(done));
+    stats_.bytes_written += done;
+    eof_ = std::max(eof_, end);
+}
+
+void MpiIo::set_view(MPI_Offset disp, MPI_Datatype file_type, MPI_Info hints) {
+    ++stats_.set_views;
+    ++stats_.collective_mpi_calls;
+    check_mpi(MPI_File_set_view(*shared_, disp, MPI_BYTE, file_type, kNative, hints), "MPI_File_set_view");
+}
+
+void MpiIo::reset_view(MPI_Info hints) {
+    ++stats_.set_views;
+    ++stats_.collective_mpi_calls;
+    check_mpi(MPI_File_set_view(*shared_, 0, MPI_BYTE, MPI_BYTE, kNative, hints),
+              "MPI_File_set_view (reset)");
+}
+
+std::size_t MpiIo::read_all(MPI_Offset offset, const MemoryBuffer &memory, bool individual) {
+    MPI_Status status{};
+    {
+        IoTimer t = timer();
+        check_mpi(
+            individual
+                ? MPI_File_read_at(*shared_, offset, memory.base, memory.count, memory.type, &status)
+                : MPI_File_read_at_all(*shared_, offset, memory.base, memory.count, memory.type, &status),
+            individual ? "MPI_File_read_at" : "MPI_File_read_at_all");
+    }
+    record('R', static_cast<haddr_t>(offset), memory.bytes);
+    if (individual) {
+        ++stats_.independent_reads;
+    } else {
+        ++stats_.collective_reads;
+        ++stats_.collective_mpi_calls;
+    }
+    const std::size_t done = moved(status, memory);
+    stats_.bytes_read += done;
+    zero_fill_after(memory, done);
+    return done;
+}
+
+void MpiIo::write_all(MPI_Offset offset, const MemoryBuffer &memory, bool individual, haddr_t end) {
+    MPI_Status status{};
+    {
+        IoTimer t = timer();
+        check_mpi(
+            individual
+                ? MPI_File_write_at(*shared_, offset, memory.base, memory.count, memory.type, &status)
+                : MPI_File_write_at_all(*shared_, offset, memory.base, memory.count, memory.type, &status),
+            individual ? "MPI_File_write_at" : "MPI_File_write_at_all");
+    }
+    record('W', static_cast<haddr_t>(offset), memory.bytes);
+    if (individual) {
+        ++stats_.independent_writes;
+    } else {
+        ++stats_.collective_writes;
+        ++stats_.collective_mpi_calls;
+    }
+    const std::size_t done = moved(status, memory);
+    if (done != memory.bytes)
+        throw Error(ErrorKind::Io, "collective write transferred " + std::to_string(done) + " of " +
+                                       std::to_string(memory.bytes) + " bytes");
+    stats_.bytes_written += done;
+    if (memory.bytes > 0)
+        eof_ = std::max(eof_, end);
+}
+
+void MpiIo::sync_own_handle() {
+    if (own_ != MPI_FILE_NULL)
+        check_mpi(MPI_File_sync(own_), "MPI_File_sync (own handle)");
+}
+
+std::optional<Error> MpiIo::close_own_handle(const std::string &file_name) {
+    if (own_ == MPI_FILE_NULL || !mpi_usable())
+        return std::nullopt;
+    const int code = MPI_File_close(&own_);
+    own_ = MPI_FILE_NULL;
+    if (code == MPI_SUCCESS)
+        return std::nullopt;
+    return Error(ErrorKind::Mpi, "MPI_File_close of this rank's own handle on '" + file_name +
+                                     "' (view writes) failed: " + mpi_error_string(code));
+}
+
+void zero_fill_after(const MemoryBuffer &memory, std::size_t done) {
+    if (done >= memory.bytes)
+        return;
+    if (memory.type == MPI_BYTE) {
+        std::memset(static_cast<char *>(memory.base) + done, 0, memory.bytes - done);
+        return;
+    }
+    // Non-contiguous memory: pack, clear the unread tail, unpack (only on short reads).
+    if (memory.bytes > static_cast<std::size_t>(INT_MAX))
+        throw Error(ErrorKind::Unsupported, "short read of more than 2 GiB into a derived datatype");
+    std::vector<char> packed(memory.bytes);
+    const int total = static_cast<int>(memory.bytes);
+    int position = 0;
+    check_mpi(
+        MPI_Pack(memory.base, memory.count, memory.type, packed.data(), total, &position, MPI_COMM_SELF),
+        "MPI_Pack");
+    std::memset(packed.data() + done, 0, memory.bytes - done);
+    position = 0;
+    check_mpi(
+        MPI_Unpack(packed.data(), total, &position, memory.base, memory.count, memory.type, MPI_COMM_SELF),
+        "MPI_Unpack");
+}
+
+} // namespace mpiio

@@ -1,0 +1,241 @@
+// See request.hpp.
+#include "request.hpp"
+
+#include "hdf5_internals.hpp"
+#include "selection/mpi_build.hpp"
+#include "selection/piece_pair.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <limits>
+
+namespace mpiio {
+namespace {
+
+namespace sel = selection;
+
+constexpr std::size_t kMaxBlock = std::size_t{1} << 30; // MPI block lengths are int: longer runs split
+
+// Local. Sorted, merged runs as MPI types: an hindexed pair over absolute memory addresses; one
+// run of at most INT_MAX bytes needs no derived type at all.
+MpiDescription describe_runs(std::span<const Run> runs) {
+    MpiDescription d;
+    if (runs.empty())
+        return d;
+    d.view_disp = static_cast<MPI_Offset>(runs.front().addr);
+    if (runs.size() == 1 && runs.front().size <= static_cast<std::size_t>(INT_MAX)) {
+        d.memory = {runs.front().buf, static_cast<int>(runs.front().size), MPI_BYTE, runs.front().size};
+        return d;
+    }
+    std::vector<int> lengths;
+    std::vector<MPI_Aint> file_disps, mem_disps;
+    std::size_t bytes = 0;
+    for (const Run &r : runs) {
+        for (std::size_t done = 0; done < r.size; done += kMaxBlock) {
+            const std::size_t n = std::min(kMaxBlock, r.size - done);
+            MPI_Aint mem_addr = 0;
+            check_mpi(MPI_Get_address(r.buf + done, &mem_addr), "MPI_Get_address");
+            lengths.push_back(static_cast<int>(n));
+            file_disps.push_back(static_cast<MPI_Aint>(r.addr + done - runs.front().addr));
+            mem_disps.push_back(mem_addr);
+        }
+        bytes += r.size;
+    }
+    const int n = static_cast<int>(lengths.size());
+    Datatype file_type, mem_type;
+    check_mpi(MPI_Type_create_hindexed(n, lengths.data(), file_disps.data(), MPI_BYTE, file_type.out()),
+              "MPI_Type_create_hindexed (file)");
+    check_mpi(MPI_Type_commit(file_type.ptr()), "MPI_Type_commit");
+    check_mpi(MPI_Type_create_hindexed(n, lengths.data(), mem_disps.data(), MPI_BYTE, mem_type.out()),
+              "MPI_Type_create_hindexed (memory)");
+    check_mpi(MPI_Type_commit(mem_type.ptr()), "MPI_Type_commit");
+    d.file_owner = std::make_shared<const Datatype>(std::move(file_type));
+    d.mem_owner = std::make_shared<const Datatype>(std::move(mem_type));
+    d.file_type = runs.size() == 1 ? MPI_BYTE : d.file_owner->get();
+    d.memory = {MPI_BOTTOM, 1, d.mem_owner->get(), bytes};
+    return d;
+}
+
+} // namespace
+
+IoRequest IoRequest::contiguous(haddr_t addr, char *buf, std::size_t bytes) {
+    IoRequest r;
+    if (bytes == 0)
+        return r;
+    r.source_ = Source::Contiguous;
+    r.lo_ = addr;
+    r.end_ = addr + bytes;
+    r.bytes_ = bytes;
+    r.file_blocks_ = r.mem_blocks_ = 1;
+    r.contiguous_buf_ = buf;
+    return r;
+}
+
+// With a contiguous file type the payload fills [addr + lb, addr + lb + bytes): such a request is
+// its first byte and MPI_BYTE. Keeping the library's type (whose lb is already in the first byte)
+// would count lb twice whenever another rank's part makes the transfer set a file view.
+IoRequest IoRequest::library_types(haddr_t addr, std::size_t count, void *buf) {
+    const auto types = hdf5_internals::coll_datatypes();
+    IoRequest r;
+    MPI_Count mem_size = 0, file_size = 0, lb = 0, extent = 0;
+    check_mpi(MPI_Type_size_x(types.buffer, &mem_size), "MPI_Type_size_x");
+    check_mpi(MPI_Type_size_x(types.file, &file_size), "MPI_Type_size_x");
+    check_mpi(MPI_Type_get_true_extent_x(types.file, &lb, &extent), "MPI_Type_get_true_extent_x");
+    r.bytes_ = static_cast<std::size_t>(mem_size) * count;
+    if (r.bytes_ == 0)
+        return r;
+    r.source_ = Source::LibraryTypes;
+    r.file_contiguous_ = types.file == MPI_BYTE || file_size == extent;
+    r.lo_ = addr + static_cast<haddr_t>(lb); // the first byte touched (MPI_BYTE: lb 0)
+    r.end_ = r.file_contiguous_ ? r.lo_ + r.bytes_ : addr + static_cast<haddr_t>(lb + extent);
+    r.file_blocks_ = r.mem_blocks_ = 1; // unknown, and not needed: never copied run by run
+    r.described_ = true;
+    r.mpi_.view_disp = static_cast<MPI_Offset>(r.file_contiguous_ ? r.lo_ : addr);
+    r.mpi_.file_type = r.file_contiguous_ ? MPI_BYTE : types.file;
+    // A count of the memory type: never above INT_MAX here.
+    r.mpi_.memory = {buf, static_cast<int>(count), types.buffer, r.bytes_};
+    return r;
+}
+
+IoRequest IoRequest::runs(std::span<const Run> runs, std::span<const sel::TypedPiece> duplicates_from) {
+    IoRequest r;
+    r.pieces_ = duplicates_from;
+    for (const sel::TypedPiece &p : duplicates_from)
+        r.has_duplicates_ = r.has_duplicates_ || p.types.duplicates;
+    if (runs.empty())
+        return r;
+    r.source_ = Source::Runs;
+    r.runs_ = runs;
+    r.lo_ = runs.front().addr;
+    r.end_ = runs.back().addr + runs.back().size;
+    for (const Run &run : runs)
+        r.bytes_ += run.size;
+    r.file_contiguous_ = runs.size() == 1;
+    r.file_blocks_ = r.mem_blocks_ = runs.size();
+    return r;
+}
+
+IoRequest IoRequest::pieces(std::span<const sel::TypedPiece> pieces, const sel::CombinedFacts &facts) {
+    IoRequest r;
+    r.pieces_ = pieces;
+    r.facts_ = &facts;
+    r.has_duplicates_ = facts.duplicates;
+    if (facts.bytes == 0)
+        return r;
+    r.source_ = Source::Pieces;
+    r.lo_ = static_cast<haddr_t>(facts.file_offset);
+    r.end_ = r.lo_ + static_cast<haddr_t>(facts.file_span);
+    r.bytes_ = static_cast<std::size_t>(facts.bytes);
+    r.file_contiguous_ = facts.file_contiguous;
+    r.file_blocks_ = facts.file_blocks;
+    r.mem_blocks_ = facts.mem_blocks;
+    return r;
+}
+
+const MpiDescription &IoRequest::mpi() {
+    if (described_)
+        return mpi_;
+    described_ = true;
+    switch (source_) {
+    case Source::Contiguous:
+        if (bytes_ <= static_cast<std::size_t>(INT_MAX)) {
+            mpi_.memory = {contiguous_buf_, static_cast<int>(bytes_), MPI_BYTE, bytes_};
+        } else {
+            const sel::TypeSpec run = sel::contiguous_spec(0, static_cast<MPI_Count>(bytes_));
+            mpi_.mem_owner = run.owned;
+            mpi_.memory = {contiguous_buf_, run.count, run.type, bytes_};
+        }
+        mpi_.view_disp = static_cast<MPI_Offset>(lo_);
+        break;
+    case Source::Runs:
+        mpi_ = describe_runs(runs_);
+        break;
+    case Source::Pieces: {
+        const sel::CombinedTypes c = sel::combined_types(pieces_, *facts_);
+        mpi_.view_disp = static_cast<MPI_Offset>(c.file.offset);
+        mpi_.file_type = file_contiguous_ ? MPI_BYTE : c.file.type;
+        mpi_.file_owner = c.file.owned;
+        mpi_.mem_owner = c.mem.owned;
+        mpi_.memory = {const_cast<char *>(static_cast<const char *>(c.mem_base)) + c.mem.offset, c.mem.count,
+                       c.mem.type, bytes_};
+        break;
+    }
+    case Source::LibraryTypes: // described when built
+    case Source::Nothing:
+        break;
+    }
+    return mpi_;
+}
+
+void IoRequest::copy_duplicates() const {
+    if (!has_duplicates_)
+        return;
+    for (const sel::TypedPiece &p : pieces_) {
+        if (!p.types.duplicates)
+            continue;
+        char *buffer = const_cast<char *>(static_cast<const char *>(p.buffer));
+        for (const sel::DuplicateCopy &d : *p.types.duplicates)
+            std::memmove(buffer + d.to, buffer + d.from, static_cast<std::size_t>(d.len));
+    }
+}
+
+IoRequest RequestBuilder::vector(uint32_t count, const haddr_t addrs[], const std::size_t sizes[],
+                                 char *const bufs[]) {
+    runs_.clear();
+    typed_.clear();
+    runs_.reserve(count);
+    std::size_t size = 0;
+    bool fixed_size = false;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (!fixed_size) {
+            if (sizes[i] == 0 && i > 0)
+                fixed_size = true; // this and every later entry repeat the previous size
+            else
+                size = sizes[i];
+        }
+        if (size == 0)
+            continue;
+        if (addrs[i] == HADDR_UNDEF ||
+            addrs[i] > static_cast<haddr_t>(std::numeric_limits<MPI_Offset>::max()) - size)
+            throw Error(ErrorKind::Config, "vector I/O address out of range for MPI-IO");
+        runs_.push_back(Run{addrs[i], size, bufs[i]});
+    }
+    sel::sort_and_merge(runs_);
+    return IoRequest::runs(runs_);
+}
+
+IoRequest RequestBuilder::selection(std::span<const sel::SelectionPiece> pieces, sel::TypeCache &cache) {
+    runs_.clear();
+    typed_.clear();
+    for (const sel::SelectionPiece &p : pieces)
+        typed_.push_back(
+            sel::TypedPiece{static_cast<MPI_Offset>(p.addr), p.buf,
+                            sel::build_piece_pair(p.file_space, p.mem_space, p.element_size, &cache)});
+    try {
+        facts_ = sel::combine_facts(typed_);
+        return IoRequest::pieces(typed_, facts_);
+    } catch (const Error &e) {
+        if (e.kind() != ErrorKind::NotMonotonic)
+            throw;
+    }
+    // The pieces' file sides interleave: their segments, sorted by address.
+    facts_ = sel::CombinedFacts{};
+    for (std::size_t k = 0; k < typed_.size(); ++k)
+        facts_.order.push_back(k);
+    sel::for_each_segment(typed_, facts_.order, [&](std::uint64_t addr, char *buf, std::size_t bytes) {
+        runs_.push_back(Run{addr, bytes, buf});
+    });
+    sel::sort_and_merge(runs_);
+    return IoRequest::runs(runs_, typed_);
+}
+
+void RequestBuilder::trim() {
+    constexpr std::size_t kKeepRuns = std::size_t{1} << 16;
+    if (runs_.capacity() > kKeepRuns)
+        std::vector<Run>().swap(runs_);
+    if (typed_.capacity() > kKeepRuns)
+        std::vector<sel::TypedPiece>().swap(typed_);
+}
+
+} // namespace mpiio

@@ -1,0 +1,30 @@
+// The segments of typed pieces: (file address, memory address, bytes) in file order, each piece's
+// file runs paired with its memory runs as HDF5 pairs them (pairing.hpp), walked from the pieces'
+// run layouts (run_cursor.hpp) without MPI or HDF5 calls.
+#pragma once
+
+#include "combine.hpp"
+#include "pairing.hpp"
+#include "run_cursor.hpp"
+
+#include <cstdint>
+#include <span>
+
+namespace mpiio::selection {
+
+// Local. Calls emit(file address, memory address, bytes) for every segment of the pieces listed in
+// `order` (CombinedFacts::order: ascending file positions), piece by piece.
+template <class Emit>
+void for_each_segment(std::span<const TypedPiece> pieces, std::span<const std::size_t> order, Emit &&emit) {
+    for (std::size_t k : order) {
+        const TypedPiece &p = pieces[k];
+        RunCursor file(p.types.file, static_cast<MPI_Aint>(p.file_address));
+        RunCursor mem(p.types.mem, 0);
+        char *buffer = const_cast<char *>(static_cast<const char *>(p.buffer));
+        pair_walk(file, &mem, [&](MPI_Aint fd, MPI_Aint md, MPI_Count len) {
+            emit(static_cast<std::uint64_t>(fd), buffer + md, static_cast<std::size_t>(len));
+        });
+    }
+}
+
+} // namespace mpiio::selection

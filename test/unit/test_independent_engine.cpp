@@ -1,0 +1,214 @@
+// The independent engine on its own (driver/independent_engine.hpp): requests of every source
+// (one range, byte runs, typed pieces) against an MPI_COMM_SELF file on tmpfs, no HDF5 file. Each
+// row names the MPI-IO calls the request must produce and checks every byte of the file and of
+// memory afterwards.
+#include "independent_engine.hpp"
+#include "selection/indexed_type.hpp"
+#include "selection/mpi_build.hpp"
+#include "selection/point_selection.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace {
+
+using mpiio::CallRecord;
+using mpiio::Direction;
+using mpiio::IoRequest;
+using mpiio::Run;
+namespace sel = mpiio::selection;
+
+constexpr std::size_t K = 1024;
+constexpr std::size_t kFileBytes = 512 * K;
+
+char pattern(std::size_t k) { return static_cast<char>((k * 7 + 3) & 0xff); }
+
+// A file of kFileBytes pattern bytes on MPI_COMM_SELF, with its choke point and engine.
+class EngineTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        path_ = "/dev/shm/mpiio-engine-" + std::to_string(::getpid()) + ".bin";
+        ASSERT_EQ(
+            MPI_File_open(MPI_COMM_SELF, path_.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh_),
+            MPI_SUCCESS);
+        std::vector<char> init(kFileBytes);
+        for (std::size_t k = 0; k < kFileBytes; ++k)
+            init[k] = pattern(k);
+        MPI_Status st;
+        ASSERT_EQ(MPI_File_write_at(fh_, 0, init.data(), static_cast<int>(kFileBytes), MPI_BYTE, &st),
+                  MPI_SUCCESS);
+        expected_ = init;
+        MPI_Info_create(&info_);
+        io_.bind(&fh_, mpiio::OwnHandleSettings{path_, info_, true}, kFileBytes);
+        engine_.bind(&io_, mpiio::IndependentLimits{4 * K * K, 4 * K});
+        io_.record_calls(&calls_);
+    }
+    void TearDown() override {
+        io_.record_calls(nullptr);
+        io_.close_own_handle(path_);
+        MPI_File_close(&fh_);
+        MPI_Info_free(&info_);
+        ::unlink(path_.c_str());
+    }
+
+    // Moves the request and returns its calls as "r 0+100, w 200+8": kind (mpi_io.hpp CallRecord),
+    // file address, bytes moved.
+    std::string move(IoRequest request, Direction dir, bool may_bridge) {
+        calls_.clear();
+        engine_.move(request, dir, may_bridge);
+        std::string out;
+        for (const CallRecord &c : calls_)
+            out += (out.empty() ? "" : ", ") + std::string(1, c.kind) + " " + std::to_string(c.addr) + "+" +
+                   std::to_string(c.bytes);
+        return out;
+    }
+
+    // The file must hold `value` in every byte of `runs` from now on.
+    void expect_written(const std::vector<mpiio::Run> &runs, char value) {
+        for (const mpiio::Run &r : runs)
+            std::fill(expected_.begin() + static_cast<long>(r.addr),
+                      expected_.begin() + static_cast<long>(r.addr + r.size), value);
+    }
+
+    // The whole file equals `expected_`.
+    void check_file() {
+        std::vector<char> back(kFileBytes);
+        MPI_Status st;
+        ASSERT_EQ(MPI_File_read_at(fh_, 0, back.data(), static_cast<int>(kFileBytes), MPI_BYTE, &st),
+                  MPI_SUCCESS);
+        for (std::size_t k = 0; k < kFileBytes; ++k)
+            ASSERT_EQ(back[k], expected_[k]) << "file byte " << k;
+    }
+
+    std::string path_;
+    MPI_File fh_ = MPI_FILE_NULL;
+    MPI_Info info_ = MPI_INFO_NULL;
+    mpiio::MpiIo io_;
+    mpiio::IndependentEngine engine_;
+    std::vector<CallRecord> calls_;
+    std::vector<char> expected_; // what the file must hold
+};
+
+// `n` runs of `len` bytes `stride` apart from `first`, each with its own memory in `memory`
+// (filled with `salt` values when writing).
+std::vector<Run> strided_runs(std::vector<char> &memory, std::size_t n, std::size_t len, std::size_t stride,
+                              std::size_t first = 0) {
+    memory.resize(n * len);
+    std::vector<Run> runs;
+    for (std::size_t i = 0; i < n; ++i)
+        runs.push_back(Run{first + i * stride, len, memory.data() + i * len});
+    return runs;
+}
+
+TEST_F(EngineTest, OneRangeIsOneCall) {
+    std::vector<char> data(100, 'x');
+    EXPECT_EQ(move(IoRequest::contiguous(1000, data.data(), 100), Direction::Write, false), "w 1000+100");
+    std::fill(expected_.begin() + 1000, expected_.begin() + 1100, 'x');
+    check_file();
+    std::vector<char> back(100);
+    EXPECT_EQ(move(IoRequest::contiguous(1000, back.data(), 100), Direction::Read, true), "r 1000+100");
+    EXPECT_EQ(back, data);
+}
+
+TEST_F(EngineTest, ReadsBridgeShortHolesAndReadLongOnesRunByRun) {
+    std::vector<char> memory;
+    auto runs = strided_runs(memory, 4, K, 2 * K, 100);
+    EXPECT_EQ(move(IoRequest::runs(runs), Direction::Read, true), "r 100+7168");
+    for (std::size_t i = 0; i < 4; ++i)
+        for (std::size_t b = 0; b < K; ++b)
+            ASSERT_EQ(memory[i * K + b], pattern(100 + i * 2 * K + b));
+    runs = strided_runs(memory, 3, K, 16 * K);
+    EXPECT_EQ(move(IoRequest::runs(runs), Direction::Read, true), "r 0+1024, r 16384+1024, r 32768+1024");
+    EXPECT_EQ(memory[2 * K + 5], pattern(32 * K + 5));
+}
+
+TEST_F(EngineTest, WritesRewriteHolesOnlyWhenAllowed) {
+    std::vector<char> memory;
+    auto runs = strided_runs(memory, 64, K, 2 * K);
+    std::fill(memory.begin(), memory.end(), 'a');
+    EXPECT_EQ(move(IoRequest::runs(runs), Direction::Write, true), "r 0+130048, w 0+130048");
+    expect_written(runs, 'a');
+    check_file();
+    std::fill(memory.begin(), memory.end(), 'b');
+    runs = strided_runs(memory, 64, K, 2 * K, 200 * K);
+    std::fill(memory.begin(), memory.end(), 'b');
+    EXPECT_EQ(move(IoRequest::runs(runs), Direction::Write, false), "v 204800+65536");
+    expect_written(runs, 'b');
+    MPI_File_sync(fh_); // the view write went through the rank's own handle
+    check_file();
+}
+
+TEST_F(EngineTest, LongSegmentsMoveStraightFromMemory) {
+    std::vector<char> memory;
+    auto runs = strided_runs(memory, 3, 64 * K, 65 * K);
+    std::fill(memory.begin(), memory.end(), 'c');
+    EXPECT_EQ(move(IoRequest::runs(runs), Direction::Write, true),
+              "w 0+65536, w 66560+65536, w 133120+65536");
+    expect_written(runs, 'c');
+    check_file();
+}
+
+// Every other 4-byte element of the first 8 KiB: short blocks, dense - one sieved call each way,
+// bytes copied by MPI's datatype engine.
+TEST_F(EngineTest, ShortDenseBlocksAreSieved) {
+    sel::Runs every_other;
+    for (std::size_t i = 0; i < 1024; ++i)
+        every_other.push(static_cast<MPI_Aint>(8 * i), 4);
+    std::vector<int> values(1024);
+    std::iota(values.begin(), values.end(), 7000);
+    std::vector<sel::TypedPiece> piece{{0, values.data(),
+                                        sel::TypePair{sel::build_from_runs(std::move(every_other), nullptr),
+                                                      sel::contiguous_spec(0, 4096), nullptr}}};
+    const sel::CombinedFacts facts = sel::combine_facts(piece);
+    EXPECT_EQ(move(IoRequest::pieces(piece, facts), Direction::Write, true), "r 0+8188, w 0+8188");
+    for (std::size_t i = 0; i < 1024; ++i)
+        std::memcpy(expected_.data() + 8 * i, &values[i], 4);
+    check_file();
+    std::vector<int> back(1024, -1);
+    piece[0].buffer = back.data();
+    EXPECT_EQ(move(IoRequest::pieces(piece, facts), Direction::Read, true), "r 0+8188");
+    EXPECT_EQ(back, values);
+}
+
+// Points named out of order and twice: the file gets each element once, from its last occurrence;
+// a read gives every occurrence the element's value.
+TEST_F(EngineTest, DuplicatePointsKeepTheirLastValue) {
+    sel::Runs points; // elements 5, 2, 5, 9, 2 (4 bytes each), in this order
+    for (std::size_t e : {5, 2, 5, 9, 2})
+        points.disp.push_back(static_cast<MPI_Aint>(4 * e)), points.len.push_back(4);
+    sel::PairedRuns paired = sel::pair_sorted(std::move(points), nullptr, 4);
+    ASSERT_EQ(paired.duplicates.size(), 2u);
+    const std::vector<int> values = {50, 20, 51, 90, 21};
+    sel::TypePair types{sel::build_from_runs(std::move(paired.file), nullptr),
+                        sel::build_from_runs(std::move(paired.mem), nullptr),
+                        std::make_shared<const std::vector<sel::DuplicateCopy>>(paired.duplicates)};
+    std::vector<sel::TypedPiece> piece{{1000, values.data(), types}};
+    const sel::CombinedFacts facts = sel::combine_facts(piece);
+    move(IoRequest::pieces(piece, facts), Direction::Write, false);
+    for (auto [e, v] : {std::pair{2, 21}, {5, 51}, {9, 90}})
+        std::memcpy(expected_.data() + 1000 + 4 * e, &v, 4);
+    MPI_File_sync(fh_);
+    check_file();
+    std::vector<int> back(5, -1);
+    piece[0].buffer = back.data();
+    move(IoRequest::pieces(piece, facts), Direction::Read, true);
+    EXPECT_EQ(back, (std::vector<int>{51, 21, 51, 90, 21}));
+}
+
+TEST_F(EngineTest, ReadsPastTheEndOfTheFileReadZeros) {
+    std::vector<char> back(200, 'z');
+    EXPECT_EQ(move(IoRequest::contiguous(kFileBytes - 100, back.data(), 200), Direction::Read, true),
+              "r 524188+200");
+    for (std::size_t k = 0; k < 100; ++k)
+        ASSERT_EQ(back[k], pattern(kFileBytes - 100 + k));
+    for (std::size_t k = 100; k < 200; ++k)
+        ASSERT_EQ(back[k], 0) << k;
+}
+
+} // namespace

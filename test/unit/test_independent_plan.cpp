@@ -1,0 +1,172 @@
+// The independent engine's decisions as tables (driver/independent_plan.hpp): which strategy a
+// request's shape gets, and which calls a staged group of segments becomes. No MPI, no HDF5.
+#include "independent_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using mpiio::Direction;
+using mpiio::GroupCall;
+using mpiio::IndependentLimits;
+using mpiio::PlannedSegment;
+using mpiio::RequestShape;
+using mpiio::Strategy;
+
+constexpr std::size_t K = 1024;
+
+IndependentLimits limits() { return IndependentLimits{4 * K * K, 4 * K}; }
+
+struct StrategyRow {
+    const char *what;
+    RequestShape shape;
+    Direction dir;
+    bool may_bridge;
+    Strategy expected;
+};
+
+TEST(IndependentPlan, StrategyTable) {
+    const std::vector<StrategyRow> rows = {
+        {"nothing to move", {0, 0, 0, 0, false, false}, Direction::Read, true, Strategy::Nothing},
+        {"one range, one buffer", {4096, 4096, 1, 1, true, true}, Direction::Write, false, Strategy::Direct},
+        {"one range, memory of 4-byte pieces: MPI's engine in one call",
+         {4096, 4096, 1, 1024, true, false},
+         Direction::Read,
+         true,
+         Strategy::Direct},
+        {"one range, memory of 1 KiB pieces: staged",
+         {64 * K, 64 * K, 1, 64, true, false},
+         Direction::Write,
+         false,
+         Strategy::Staged},
+        {"every other 4-byte element, read: sieved",
+         {4096, 8188, 1024, 1, false, true},
+         Direction::Read,
+         true,
+         Strategy::SieveTyped},
+        {"every other 4-byte element, write in own extent: sieved",
+         {4096, 8188, 1024, 1, false, true},
+         Direction::Write,
+         true,
+         Strategy::SieveTyped},
+        {"every other 4-byte element, write beside other ranks: staged",
+         {4096, 8188, 1024, 1, false, true},
+         Direction::Write,
+         false,
+         Strategy::Staged},
+        {"4-byte elements 1 MiB apart: calls cost less than the holes",
+         {4096, 1024 * K * K, 1024, 1, false, true},
+         Direction::Read,
+         true,
+         Strategy::Staged},
+        {"4 KiB blocks 16 KiB apart (h5perf interleaved read): per run",
+         {256 * K, 1012 * K, 64, 1, false, true},
+         Direction::Read,
+         true,
+         Strategy::Staged},
+        {"64-byte rows (long enough for memcpy): staged even when dense",
+         {64 * K, 128 * K, 1024, 1024, false, false},
+         Direction::Read,
+         true,
+         Strategy::Staged},
+    };
+    for (const StrategyRow &r : rows)
+        EXPECT_EQ(mpiio::choose_strategy(r.shape, r.dir, r.may_bridge, limits()), r.expected) << r.what;
+}
+
+// A readable form of a call list: "D 0+10" direct, "R 0+100" read span, "W ..." write span,
+// "V 0+100" view write ("V*" straight from memory).
+std::string calls(const std::vector<GroupCall> &cs) {
+    std::string out;
+    for (const GroupCall &c : cs) {
+        if (!out.empty())
+            out += ", ";
+        switch (c.kind) {
+        case GroupCall::Kind::Direct:
+            out += "D";
+            break;
+        case GroupCall::Kind::ReadSpan:
+            out += "R";
+            break;
+        case GroupCall::Kind::WriteSpan:
+            out += "W";
+            break;
+        case GroupCall::Kind::ViewWrite:
+            out += c.from_memory ? "V*" : "V";
+            break;
+        }
+        out += " " + std::to_string(c.lo) + "+" + std::to_string(c.hi - c.lo);
+    }
+    return out;
+}
+
+// `n` segments of `len` bytes, `stride` apart from `first`; memory contiguous when `follows`.
+std::vector<PlannedSegment> strided(std::size_t n, std::size_t len, std::size_t stride, std::size_t first = 0,
+                                    bool follows = false) {
+    std::vector<PlannedSegment> out;
+    for (std::size_t i = 0; i < n; ++i)
+        out.push_back(PlannedSegment{first + i * stride, len, follows && i > 0});
+    return out;
+}
+
+TEST(IndependentPlan, ReadsBridgeHolesUpToTheGapCost) {
+    // 1 KiB runs 1 KiB apart: one read of the whole range.
+    EXPECT_EQ(calls(mpiio::plan_group(strided(4, K, 2 * K), Direction::Read, true, false, limits())),
+              "R 0+7168");
+    // 1 KiB runs 8 KiB apart: a call each, straight into memory.
+    EXPECT_EQ(calls(mpiio::plan_group(strided(3, K, 9 * K), Direction::Read, true, false, limits())),
+              "D 0+1024, D 9216+1024, D 18432+1024");
+    // A hole of exactly the gap cost is bridged, one byte more is not.
+    std::vector<PlannedSegment> two = {
+        {0, 100, false}, {100 + 4 * K, 100, false}, {200 + 8 * K + 1, 100, false}};
+    EXPECT_EQ(calls(mpiio::plan_group(two, Direction::Read, true, false, limits())), "R 0+4296, D 8393+100");
+}
+
+TEST(IndependentPlan, FileAdjacentSegmentsFormOneStretch) {
+    // Sixteen 64-byte rows of a chunk, contiguous in the file, scattered in memory: one call.
+    const auto rows = strided(16, 64, 64);
+    EXPECT_EQ(calls(mpiio::plan_group(rows, Direction::Read, true, false, limits())), "R 0+1024");
+    EXPECT_EQ(calls(mpiio::plan_group(rows, Direction::Write, false, false, limits())), "W 0+1024");
+}
+
+TEST(IndependentPlan, WritesBridgeOnlyWhereAllowedAndWorthIt) {
+    const auto small = strided(64, K, 2 * K); // 1 KiB runs, 1 KiB holes
+    // In the rank's own extent: read back once, write once.
+    EXPECT_EQ(calls(mpiio::plan_group(small, Direction::Write, true, false, limits())),
+              "R 0+130048, W 0+130048");
+    // Beside other ranks' bytes: never bridged; many runs through the rank's own view.
+    EXPECT_EQ(calls(mpiio::plan_group(small, Direction::Write, false, true, limits())), "V 0+130048");
+    // ... straight from memory when the runs' memory is one block.
+    EXPECT_EQ(
+        calls(mpiio::plan_group(strided(64, K, 2 * K, 0, true), Direction::Write, false, true, limits())),
+        "V* 0+130048");
+    // Without the view (atomic mode, or too few runs): a call per run.
+    EXPECT_EQ(calls(mpiio::plan_group(strided(3, K, 2 * K), Direction::Write, false, true, limits())),
+              "D 0+1024, D 2048+1024, D 4096+1024");
+    // Stretches longer than the gap cost with short holes between them (chunk rows between B-tree
+    // nodes): bridging would read back and rewrite every stretch to save a call each, so each
+    // stretch is written on its own.
+    std::vector<PlannedSegment> chunks;
+    for (std::size_t s = 0; s < 3; ++s)
+        for (std::size_t row = 0; row < 48; ++row)
+            chunks.push_back(PlannedSegment{s * 4 * K + row * 64, 64, false});
+    EXPECT_EQ(calls(mpiio::plan_group(chunks, Direction::Write, true, false, limits())),
+              "W 0+3072, W 4096+3072, W 8192+3072");
+    // Two stretches never pay for a read-back: the same calls either way.
+    EXPECT_EQ(calls(mpiio::plan_group(strided(2, 16, 32), Direction::Write, true, false, limits())),
+              "D 0+16, D 32+16");
+}
+
+TEST(IndependentPlan, LongSegmentsMoveOnTheirOwn) {
+    std::vector<PlannedSegment> mixed = {
+        {0, 100, false}, {200, 64 * K, false}, {200 + 64 * K + 10, 100, false}};
+    EXPECT_EQ(calls(mpiio::plan_group(mixed, Direction::Read, true, false, limits())),
+              "D 0+100, D 200+65536, D 65746+100");
+    EXPECT_EQ(calls(mpiio::plan_group(mixed, Direction::Write, true, false, limits())),
+              "D 0+100, D 200+65536, D 65746+100");
+}
+
+} // namespace

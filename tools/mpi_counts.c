@@ -1,0 +1,201 @@
+/*
+ * mpi_counts: an LD_PRELOAD library that counts MPI calls through the PMPI interface, per rank and
+ * per calling library (the plugin, libhdf5, the application), for docs/scale.md
+ * (scripts/scale_counts.sh). For every call it records how often it was made and the bytes the
+ * caller handed to it and got back from it (count x type size of the send and receive buffers:
+ * what the caller exchanges, whatever algorithm MPI uses underneath). Calls an MPI-IO layer makes
+ * inside itself do not pass through these symbols and are not counted.
+ *
+ *   LD_PRELOAD=build/tools/libmpi_counts.so MPI_COUNTS_DIR=/tmp/counts mpirun -n 4 ./app
+ *
+ * writes <dir>/counts.<rank>.tsv at MPI_Finalize: "caller<TAB>call<TAB>calls<TAB>bytes".
+ * Local to each rank; MPI_Finalize's own bookkeeping is not counted.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { kMaxEntries = 256 };
+
+typedef struct {
+    char caller[48];
+    const char *call;
+    unsigned long long calls, bytes;
+} Entry;
+
+static Entry g_entries[kMaxEntries];
+static int g_count = 0;
+
+/* The short name of the object that holds `address`: "mpiio" for the plugin, "hdf5" for libhdf5,
+ * else the file's base name. */
+static void caller_name(void *address, char *out, size_t size) {
+    Dl_info info;
+    const char *name = "?";
+    if (dladdr(address, &info) != 0 && info.dli_fname != NULL) {
+        const char *slash = strrchr(info.dli_fname, '/');
+        name = slash ? slash + 1 : info.dli_fname;
+    }
+    if (strstr(name, "h5fd_mpiio") != NULL)
+        name = "mpiio";
+    else if (strncmp(name, "libhdf5", 7) == 0)
+        name = "hdf5";
+    snprintf(out, size, "%s", name);
+}
+
+static void count(void *address, const char *call, unsigned long long bytes) {
+    char caller[48];
+    caller_name(address, caller, sizeof caller);
+    for (int i = 0; i < g_count; ++i)
+        if (g_entries[i].call == call && strcmp(g_entries[i].caller, caller) == 0) {
+            ++g_entries[i].calls;
+            g_entries[i].bytes += bytes;
+            return;
+        }
+    if (g_count == kMaxEntries)
+        return;
+    Entry *e = &g_entries[g_count++];
+    snprintf(e->caller, sizeof e->caller, "%s", caller);
+    e->call = call;
+    e->calls = 1;
+    e->bytes = bytes;
+}
+
+static unsigned long long size_of(int n, MPI_Datatype type) {
+    int size = 0;
+    if (n <= 0 || type == MPI_DATATYPE_NULL)
+        return 0;
+    PMPI_Type_size(type, &size);
+    return (unsigned long long)n * (unsigned long long)size;
+}
+
+static int comm_size(MPI_Comm comm) {
+    int n = 1;
+    PMPI_Comm_size(comm, &n);
+    return n;
+}
+
+#define CALLER __builtin_return_address(0)
+
+int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+    count(CALLER, "MPI_Allreduce", 2 * size_of(n, t));
+    return PMPI_Allreduce(s, r, n, t, op, c);
+}
+int MPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c) {
+    count(CALLER, "MPI_Allgather", size_of(sn, st) + size_of(rn, rt) * (unsigned long long)comm_size(c));
+    return PMPI_Allgather(s, sn, st, r, rn, rt, c);
+}
+int MPI_Allgatherv(const void *s, int sn, MPI_Datatype st, void *r, const int rn[], const int d[],
+                   MPI_Datatype rt, MPI_Comm c) {
+    unsigned long long received = 0;
+    for (int i = 0, n = comm_size(c); i < n; ++i)
+        received += size_of(rn[i], rt);
+    count(CALLER, "MPI_Allgatherv", size_of(sn, st) + received);
+    return PMPI_Allgatherv(s, sn, st, r, rn, d, rt, c);
+}
+int MPI_Bcast(void *b, int n, MPI_Datatype t, int root, MPI_Comm c) {
+    count(CALLER, "MPI_Bcast", size_of(n, t));
+    return PMPI_Bcast(b, n, t, root, c);
+}
+int MPI_Reduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
+    count(CALLER, "MPI_Reduce", 2 * size_of(n, t));
+    return PMPI_Reduce(s, r, n, t, op, root, c);
+}
+int MPI_Gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
+               MPI_Comm c) {
+    int rank = 0;
+    PMPI_Comm_rank(c, &rank);
+    count(CALLER, "MPI_Gather",
+          size_of(sn, st) + (rank == root ? size_of(rn, rt) * (unsigned long long)comm_size(c) : 0));
+    return PMPI_Gather(s, sn, st, r, rn, rt, root, c);
+}
+int MPI_Scan(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+    count(CALLER, "MPI_Scan", 2 * size_of(n, t));
+    return PMPI_Scan(s, r, n, t, op, c);
+}
+int MPI_Exscan(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+    count(CALLER, "MPI_Exscan", 2 * size_of(n, t));
+    return PMPI_Exscan(s, r, n, t, op, c);
+}
+int MPI_Alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c) {
+    const unsigned long long p = (unsigned long long)comm_size(c);
+    count(CALLER, "MPI_Alltoall", (size_of(sn, st) + size_of(rn, rt)) * p);
+    return PMPI_Alltoall(s, sn, st, r, rn, rt, c);
+}
+int MPI_Barrier(MPI_Comm c) {
+    count(CALLER, "MPI_Barrier", 0);
+    return PMPI_Barrier(c);
+}
+int MPI_Ibarrier(MPI_Comm c, MPI_Request *req) {
+    count(CALLER, "MPI_Ibarrier", 0);
+    return PMPI_Ibarrier(c, req);
+}
+int MPI_Comm_dup(MPI_Comm c, MPI_Comm *out) {
+    count(CALLER, "MPI_Comm_dup", 0);
+    return PMPI_Comm_dup(c, out);
+}
+int MPI_Comm_split_type(MPI_Comm c, int type, int key, MPI_Info info, MPI_Comm *out) {
+    count(CALLER, "MPI_Comm_split_type", 0);
+    return PMPI_Comm_split_type(c, type, key, info, out);
+}
+int MPI_File_open(MPI_Comm c, const char *name, int amode, MPI_Info info, MPI_File *fh) {
+    count(CALLER, "MPI_File_open", 0);
+    return PMPI_File_open(c, name, amode, info, fh);
+}
+int MPI_File_close(MPI_File *fh) {
+    count(CALLER, "MPI_File_close", 0);
+    return PMPI_File_close(fh);
+}
+int MPI_File_set_view(MPI_File fh, MPI_Offset d, MPI_Datatype e, MPI_Datatype f, const char *rep,
+                      MPI_Info info) {
+    count(CALLER, "MPI_File_set_view", 0);
+    return PMPI_File_set_view(fh, d, e, f, rep, info);
+}
+int MPI_File_set_size(MPI_File fh, MPI_Offset size) {
+    count(CALLER, "MPI_File_set_size", 0);
+    return PMPI_File_set_size(fh, size);
+}
+int MPI_File_get_size(MPI_File fh, MPI_Offset *size) {
+    count(CALLER, "MPI_File_get_size", 0);
+    return PMPI_File_get_size(fh, size);
+}
+int MPI_File_sync(MPI_File fh) {
+    count(CALLER, "MPI_File_sync", 0);
+    return PMPI_File_sync(fh);
+}
+int MPI_File_read_at(MPI_File fh, MPI_Offset o, void *b, int n, MPI_Datatype t, MPI_Status *st) {
+    count(CALLER, "MPI_File_read_at", size_of(n, t));
+    return PMPI_File_read_at(fh, o, b, n, t, st);
+}
+int MPI_File_write_at(MPI_File fh, MPI_Offset o, const void *b, int n, MPI_Datatype t, MPI_Status *st) {
+    count(CALLER, "MPI_File_write_at", size_of(n, t));
+    return PMPI_File_write_at(fh, o, b, n, t, st);
+}
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset o, void *b, int n, MPI_Datatype t, MPI_Status *st) {
+    count(CALLER, "MPI_File_read_at_all", size_of(n, t));
+    return PMPI_File_read_at_all(fh, o, b, n, t, st);
+}
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset o, const void *b, int n, MPI_Datatype t, MPI_Status *st) {
+    count(CALLER, "MPI_File_write_at_all", size_of(n, t));
+    return PMPI_File_write_at_all(fh, o, b, n, t, st);
+}
+
+int MPI_Finalize(void) {
+    const char *dir = getenv("MPI_COUNTS_DIR");
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (dir != NULL) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/counts.%d.tsv", dir, rank);
+        FILE *f = fopen(path, "w");
+        if (f != NULL) {
+            for (int i = 0; i < g_count; ++i)
+                fprintf(f, "%s\t%s\t%llu\t%llu\n", g_entries[i].caller, g_entries[i].call, g_entries[i].calls,
+                        g_entries[i].bytes);
+            fclose(f);
+        }
+    }
+    return PMPI_Finalize();
+}

@@ -163,7 +163,12 @@ std::vector<GroupCall> plan_group(std::span<const PlannedSegment> segments, Dire
             ++j;
         }
         j = std::max(j, i + 1); // a stretch beyond INT_MAX bytes still moves, on its own
-        if (view_usable && j - i >= IndependentLimits::kViewWriteMinRuns) {
+        // Through the view when the stretches are many and short: the calls it saves then cost more
+        // than their bytes (long stretches move as well with a call each, and the rank's own
+        // handle is an extra open of the file).
+        const bool short_stretches = payload < (j - i) * std::uint64_t{limits.gap_cost};
+        if (view_usable && j - i >= IndependentLimits::kViewWriteMinRuns &&
+            (!may_bridge || short_stretches)) {
             const std::size_t first = st[spans[i].first].first, last = st[spans[j - 1].first].last;
             calls.push_back(GroupCall{GroupCall::Kind::ViewWrite, first, last, st[spans[i].first].lo,
                                       st[spans[j - 1].first].hi, memory_follows(segments, first, last)});

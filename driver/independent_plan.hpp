@@ -87,10 +87,12 @@ struct GroupCall {
     bool from_memory = false; // ViewWrite: the segments' memory is one block
 };
 
-// Local, pure. The calls that move a group of ascending, disjoint segments, each shorter than
-// kDirectBytes, spanning at most staging_buffer bytes. Reads list ReadSpans and Directs (copy out
-// afterwards); writes list ReadSpans first (holes to bridge), then WriteSpans, ViewWrites and
-// Directs (copy in before the writes). `view_usable`: the rank's own handle can take view writes.
+// Local, pure. The calls that move a group of ascending, disjoint segments spanning at most
+// staging_buffer bytes (a segment of kDirectBytes or more always moves on its own). Reads list
+// ReadSpans and Directs (copy out afterwards); writes list ReadSpans first (holes to bridge), then
+// WriteSpans, ViewWrites and Directs (copy in before the writes). kViewWriteMinRuns or more
+// unbridged stretches go through the rank's own view (`view_usable`) when other ranks may write
+// between them (!may_bridge), or when they are shorter than gap_cost on average.
 std::vector<GroupCall> plan_group(std::span<const PlannedSegment> segments, Direction dir, bool may_bridge,
                                   bool view_usable, const IndependentLimits &limits);
 

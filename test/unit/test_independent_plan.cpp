@@ -155,6 +155,14 @@ TEST(IndependentPlan, WritesBridgeOnlyWhereAllowedAndWorthIt) {
             chunks.push_back(PlannedSegment{s * 4 * K + row * 64, 64, false});
     EXPECT_EQ(calls(mpiio::plan_group(chunks, Direction::Write, true, false, limits())),
               "W 0+3072, W 4096+3072, W 8192+3072");
+    // In the rank's own extent, long stretches a call each rather than through the view (an extra
+    // open of the file), short sparse ones through the view.
+    EXPECT_EQ(calls(mpiio::plan_group(strided(16, 8 * K, 12 * K), Direction::Write, true, true, limits())),
+              "D 0+8192, D 12288+8192, D 24576+8192, D 36864+8192, D 49152+8192, D 61440+8192, D 73728+8192, "
+              "D 86016+8192, D 98304+8192, D 110592+8192, D 122880+8192, D 135168+8192, D 147456+8192, "
+              "D 159744+8192, D 172032+8192, D 184320+8192");
+    EXPECT_EQ(calls(mpiio::plan_group(strided(16, 100, 8 * K), Direction::Write, true, true, limits())),
+              "V 0+122980");
     // Two stretches never pay for a read-back: the same calls either way.
     EXPECT_EQ(calls(mpiio::plan_group(strided(2, 16, 32), Direction::Write, true, false, limits())),
               "D 0+16, D 32+16");

@@ -1,13 +1,16 @@
 // open / close / delete: the collective lifetime of an MPI file.
 #include "common/agreement.hpp"
 #include "file.hpp"
+#include "mpi_layer.hpp"
 #include "mpi_runtime.hpp"
 
 #include <H5FDmpi.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <climits>
@@ -15,6 +18,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace mpiio {
@@ -36,14 +40,34 @@ struct MpiParams {
     Comm comm;
     Info info;
     std::optional<Config> config;      // empty when the config string is invalid
+    std::uint64_t config_hash = 0;     // of its canonical text (0 when invalid)
     std::optional<Error> config_error; // why, reported collectively once the comm is known
 };
+
+// Local. The configuration of `text` and the hash of its canonical text. Programs open many files
+// with one configuration: the last one is kept (its canonical text costs about as much as the
+// rest of the driver's open).
+std::pair<Config, std::uint64_t> parsed_config(const std::string &text) {
+    static std::mutex mutex;
+    static std::optional<std::pair<std::string, std::pair<Config, std::uint64_t>>> last;
+    std::lock_guard lock(mutex);
+    if (!last || last->first != text) {
+        Config config = parse_config(text); // throws before the cache changes
+        const std::uint64_t hash = fnv1a(config.canonical());
+        last.emplace(text, std::pair{std::move(config), hash});
+    }
+    return last->second;
+}
 
 // Local. Communicator, info and configuration for a file: the FAPL's own duplicates (the
 // caller owns them), or the config's communicator choice when the FAPL has none.
 MpiParams mpi_params_from_fapl(hid_t fapl_id) {
     MpiParams params;
-    params.config_error = capture([&] { params.config = parse_config(fapl_config_string(fapl_id)); });
+    params.config_error = capture([&] {
+        auto [config, hash] = parsed_config(fapl_config_string(fapl_id));
+        params.config = std::move(config);
+        params.config_hash = hash;
+    });
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Info info = MPI_INFO_NULL;
     if (H5Pget_mpi_params(fapl_id, &comm, &info) < 0)
@@ -62,28 +86,43 @@ MpiParams mpi_params_from_fapl(hid_t fapl_id) {
     return params;
 }
 
-// Collective: one MPI_Allreduce before MPI_File_open or the delete. Fails every rank when any rank
-// could not get ready (`local_error`: its configuration string, its access to the file, its
-// hints), or when the ranks parsed different configurations.
-void agree_before_open(MPI_Comm comm, const MpiParams &params, const std::optional<Error> &local_error) {
-    const std::uint64_t h = params.config ? fnv1a(params.config->canonical()) : 0;
-    // Every rank holds the largest h and the largest ~h only when all hashes are equal.
-    std::array<std::int64_t, 2> words{static_cast<std::int64_t>(h), static_cast<std::int64_t>(~h)};
+// The configuration's part of an agreement: its hash and the hash's complement. After an
+// MPI_Allreduce of their maxima a rank holds its own two words only when every rank's hash is the
+// same (the largest h and the largest ~h belong to one rank only when all are equal).
+struct ConfigWords {
+    std::uint64_t hash;
+    explicit ConfigWords(const MpiParams &params) : hash(params.config_hash) {}
+    std::int64_t word0() const { return static_cast<std::int64_t>(hash); }
+    std::int64_t word1() const { return static_cast<std::int64_t>(~hash); }
+    // Collective outcome, local check: every rank gets the same answer from the same maxima.
+    void check(std::int64_t max0, std::int64_t max1) const {
+        if (max0 != word0() || max1 != word1())
+            throw Error(ErrorKind::Config, "the driver config string differs between ranks; "
+                                           "every rank must pass the same configuration");
+    }
+};
+
+// Collective: one MPI_Allreduce before the delete. Fails every rank when any rank could not get
+// ready or the ranks parsed different configurations; it returns on a rank only once every rank
+// has reached it (the barrier the delete needs).
+void agree_before_delete(MPI_Comm comm, const MpiParams &params, const std::optional<Error> &local_error) {
+    const ConfigWords config(params);
+    std::array<std::int64_t, 2> words{config.word0(), config.word1()};
     allreduce_max_agreeing(comm, words, local_error);
-    if (words[0] != static_cast<std::int64_t>(h) || words[1] != static_cast<std::int64_t>(~h))
-        throw Error(ErrorKind::Config, "the driver config string differs between ranks; "
-                                       "every rank must pass the same configuration");
+    config.check(words[0], words[1]);
 }
 
-// Local. The FAPL's hints plus the config's hint.<name> entries (config wins).
+// Local. The FAPL's hints plus the config's hint.<name> entries (config wins; none when the
+// configuration could not be parsed).
 Info hints_for_open(const MpiParams &params) {
     Info merged;
     if (params.info.get() != MPI_INFO_NULL)
         check_mpi(MPI_Info_dup(params.info.get(), merged.out()), "MPI_Info_dup");
     else
         check_mpi(MPI_Info_create(merged.out()), "MPI_Info_create");
-    for (const auto &[key, value] : params.config->hints)
-        check_mpi(MPI_Info_set(merged.get(), key.c_str(), value.c_str()), "MPI_Info_set");
+    if (params.config)
+        for (const auto &[key, value] : params.config->hints)
+            check_mpi(MPI_Info_set(merged.get(), key.c_str(), value.c_str()), "MPI_Info_set");
     return merged;
 }
 
@@ -148,11 +187,11 @@ std::string resolved_path(const std::string &name) {
 }
 
 // Local. Why this rank could not open `name` as `flags` ask, checked with the operating system
-// before the collective MPI_File_open: when only some ranks fail inside MPI_File_open, OMPIO
-// leaves every rank waiting in its own internal collectives. A real open (not only the permission
-// bits: descriptor limits, security modules and effective ids decide as they will for the MPI
-// layer), non-blocking so that a FIFO cannot stall it. Names with an MPI-IO prefix ("ufs:",
-// "lustre:", ...) are left to the MPI-IO layer.
+// before the collective MPI_File_open where a failure on some ranks only would hang (OMPIO:
+// mpi_layer.hpp). A permission lookup with the effective ids (no open: on a parallel file system
+// an open and a close are two requests to the metadata server per rank), so that the rank that
+// cannot open the file, and every other, fails with an error instead. Names with an MPI-IO prefix
+// ("ufs:", "lustre:", ...) are left to the MPI-IO layer.
 std::optional<Error> access_problem(const std::string &name, unsigned flags) {
     if (has_mpiio_prefix(name))
         return std::nullopt;
@@ -160,11 +199,8 @@ std::optional<Error> access_problem(const std::string &name, unsigned flags) {
         return Error(ErrorKind::Io, "cannot open '" + name + "' " + what + ": " + std::strerror(err));
     };
     const bool rdwr = flags & H5F_ACC_RDWR, exclusive = (flags & H5F_ACC_CREAT) && (flags & H5F_ACC_EXCL);
-    const int fd = ::open(name.c_str(), (rdwr ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK);
-    if (fd >= 0) {
-        ::close(fd);
+    if (::faccessat(AT_FDCWD, name.c_str(), rdwr ? R_OK | W_OK : R_OK, AT_EACCESS) == 0)
         return exclusive ? std::optional(failure("for exclusive creation", EEXIST)) : std::nullopt;
-    }
     const int err = errno;
     if (exclusive && err != ENOENT && ::faccessat(AT_FDCWD, name.c_str(), F_OK, 0) == 0)
         return failure("for exclusive creation", EEXIST);
@@ -177,6 +213,16 @@ std::optional<Error> access_problem(const std::string &name, unsigned flags) {
     }
     const bool path_problem = err == ENOENT || err == ENOTDIR || err == ELOOP || err == ENAMETOOLONG;
     return failure(path_problem ? "" : (rdwr ? "for reading and writing" : "for reading"), err);
+}
+
+// Local. The size of `name` for rank 0 to hand out with the agreement before the open: -1 when it
+// does not exist yet, kSizeUnknown for a name with an MPI-IO prefix (sized after the open).
+constexpr MPI_Offset kSizeUnknown = -2;
+MPI_Offset size_before_open(const std::string &name) {
+    if (has_mpiio_prefix(name))
+        return kSizeUnknown;
+    struct stat sb {};
+    return ::stat(name.c_str(), &sb) == 0 ? static_cast<MPI_Offset>(sb.st_size) : -1;
 }
 
 int access_mode(unsigned flags) {
@@ -200,6 +246,15 @@ struct OpenedFile {
 
 } // namespace
 
+// Collective. The collective calls are the built-in driver's (MPI_File_open and one exchange
+// carrying rank 0's size), with the agreement folded into the exchange, which comes first: every
+// rank must pass the same configuration to MPI_File_open (ROMIO hangs when ranks ask for different
+// collective-buffering hints), and under OMPIO a failure of some ranks only would hang inside
+// MPI_File_open (mpi_layer.hpp), so there every rank but 0 first checks its access to the file
+// (rank 0's own failure OMPIO hands to every rank itself). ROMIO's MPI_File_open fails on every
+// rank or on none. Rank 0 reads the file's size before the open (every rank must see the same
+// EOF: the library derives "new file?" and "truncated file?" from it); only for a name with an
+// MPI-IO prefix ("ufs:...") is it read after the open and exchanged then.
 File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr) {
     if (name == nullptr || *name == '\0')
         throw Error(ErrorKind::Config, "no file name given");
@@ -209,69 +264,66 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
 
     MpiParams params = mpi_params_from_fapl(fapl_id);
     const MPI_Comm comm = params.comm.get();
+    const ConfigWords config(params);
 
-    // Everything a rank prepares and checks before the open, agreed on in one collective call (a
-    // rank's own failure is reported before a configuration that differs between ranks). The
-    // objects are allocated here too: nothing after the last agreement may fail on one rank alone.
+    // Everything a rank prepares before the open, agreed on in one collective call. The objects
+    // are allocated here too: nothing after the last agreement may fail on one rank alone.
+    int rank = 0;
+    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     std::unique_ptr<FileState> state;
     std::unique_ptr<File> file;
     Info requested;
+    MPI_Offset size = kSizeUnknown;
     std::optional<Error> ready_error = params.config_error;
     if (!ready_error)
         ready_error = capture([&] {
             state = std::make_unique<FileState>();
             file = std::make_unique<File>();
             std::memset(&file->pub, 0, sizeof(file->pub)); // the library fills pub in after open
-            check_mpi(MPI_Comm_rank(comm, &state->rank), "MPI_Comm_rank");
+            state->rank = rank;
             check_mpi(MPI_Comm_size(comm, &state->size), "MPI_Comm_size");
             state->name = name;
             state->read_only = !(flags & H5F_ACC_RDWR);
             state->config = *params.config;
-            if (auto problem = access_problem(name, flags))
-                throw *problem;
             requested = hints_for_open(params);
+            if (rank == 0)
+                size = size_before_open(name);
+            else if (open_needs_agreement_first())
+                if (auto problem = access_problem(name, flags))
+                    throw *problem;
         });
-    agree_before_open(comm, params, ready_error);
+    std::array<std::int64_t, 3> words{config.word0(), config.word1(), rank == 0 ? size : INT64_MIN};
+    allreduce_max_agreeing(comm, words, ready_error);
+    config.check(words[0], words[1]);
+    size = static_cast<MPI_Offset>(words[2]);
 
     OpenedFile opened;
-    std::optional<Error> open_error = capture([&] {
-        const int code = MPI_File_open(comm, name, access_mode(flags), requested.get(), &opened.fh);
-        if (code != MPI_SUCCESS) {
-            opened.fh = MPI_FILE_NULL;
-            throw Error(ErrorKind::Mpi,
-                        "MPI_File_open of '" + std::string(name) + "' failed: " + mpi_error_string(code));
-        }
-    });
-    // Rank 0 reads the size (every rank must see the same EOF: the library derives "new file?" and
-    // "truncated file?" from it); every rank reads the hints in effect. One MPI_Allreduce then
-    // gives every rank the size and agrees on the open and on these steps.
-    MPI_Offset size = -1;
-    OwnHandleSettings own;
-    std::optional<Error> opened_error = open_error;
-    if (!opened_error)
-        opened_error = capture([&] {
-            if (state->rank == 0)
-                check_mpi(MPI_File_get_size(opened.fh, &size), "MPI_File_get_size");
-            state->info = hints_in_effect(opened.fh, requested.get());
-            const bool sync_needed = writes_need_sync_to_be_visible(state->info.get());
-            state->sync_after_collective_write = state->config.sync == SyncPolicy::Auto && sync_needed;
-            // The rank's own handle sees and makes writes as the shared one does only where
-            // writes are visible without MPI_File_sync (mpi_io.hpp).
-            own = OwnHandleSettings{resolved_path(name), state->info.get(),
-                                    state->config.view_writes && !sync_needed};
-        });
-    std::array<std::int64_t, 2> words{state->rank == 0 ? static_cast<std::int64_t>(size) : -1,
-                                      open_error ? 1 : 0};
-    try {
-        allreduce_max_agreeing(comm, words, opened_error);
-    } catch (...) {
-        // When some rank has no handle, a collective MPI_File_close could never complete: ranks
-        // that did open leave their handle to MPI_Finalize rather than hang.
-        if (words[1] != 0)
-            opened.fh = MPI_FILE_NULL;
-        throw;
+    const int code = MPI_File_open(comm, name, access_mode(flags), requested.get(), &opened.fh);
+    if (code != MPI_SUCCESS) { // on every rank (see above)
+        opened.fh = MPI_FILE_NULL;
+        throw Error(ErrorKind::Mpi,
+                    "MPI_File_open of '" + std::string(name) + "' failed: " + mpi_error_string(code));
     }
-    size = static_cast<MPI_Offset>(words[0]);
+    if (size == kSizeUnknown) {
+        std::optional<Error> size_error;
+        if (rank == 0)
+            size_error =
+                capture([&] { check_mpi(MPI_File_get_size(opened.fh, &size), "MPI_File_get_size"); });
+        std::array<std::int64_t, 1> rank0_size{rank == 0 ? size : -1};
+        allreduce_max_agreeing(comm, rank0_size, size_error); // every rank has a handle: closed together
+        size = static_cast<MPI_Offset>(rank0_size[0]);
+    }
+    size = std::max<MPI_Offset>(size, 0); // a file to be created
+
+    // Local steps that cannot fail on one rank alone: the hints in effect (the requested ones when
+    // the MPI-IO layer will not tell), whether writes need MPI_File_sync to become visible.
+    if (capture([&] { state->info = hints_in_effect(opened.fh, requested.get()); }))
+        state->info = std::move(requested);
+    const bool sync_needed = writes_need_sync_to_be_visible(state->info.get());
+    state->sync_after_collective_write = state->config.sync == SyncPolicy::Auto && sync_needed;
+    // The rank's own handle sees and makes writes as the shared one does only where writes are
+    // visible without MPI_File_sync (mpi_io.hpp).
+    OwnHandleSettings own{resolved_path(name), state->info.get(), state->config.view_writes && !sync_needed};
 
     if ((flags & H5F_ACC_TRUNC) && size > 0) {
         collectively(comm, [&] {
@@ -291,6 +343,10 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     return file.release();
 }
 
+// Collective. The agreement on what failed before the close (a write no agreement followed,
+// the rank's own handle, the statistics) is posted before MPI_File_close and completed after it,
+// so that its latency hides behind the close's own synchronisation. An error of MPI_File_close
+// itself is this rank's alone (the built-in driver's behaviour): nothing collective follows it.
 void close_file(File *file) {
     std::unique_ptr<File> owner(file);
     std::unique_ptr<FileState> state(file->state);
@@ -301,11 +357,19 @@ void close_file(File *file) {
     std::optional<Error> view_error = state->io.close_own_handle(state->name);
     if (!error)
         error = std::move(view_error);
+    error = state->failed_writes.with(std::move(error));
+    const std::int64_t mine = error ? INT64_MAX - state->rank : INT64_MIN;
+    std::int64_t first = INT64_MIN;
+    MPI_Request request = MPI_REQUEST_NULL;
+    check_mpi(MPI_Iallreduce(&mine, &first, 1, MPI_INT64_T, MPI_MAX, comm, &request),
+              "MPI_Iallreduce (close agreement)");
     const int code = MPI_File_close(&file->fh);
-    if (!error && code != MPI_SUCCESS)
-        error = Error(ErrorKind::Mpi,
-                      "MPI_File_close of '" + state->name + "' failed: " + mpi_error_string(code));
-    agree(comm, state->failed_writes.with(error));
+    check_mpi(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait (close agreement)");
+    if (first != INT64_MIN)
+        raise_agreed_failure(comm, static_cast<int>(INT64_MAX - first), error);
+    if (code != MPI_SUCCESS)
+        throw Error(ErrorKind::Mpi,
+                    "MPI_File_close of '" + state->name + "' failed: " + mpi_error_string(code));
 }
 
 void delete_file(const char *name, hid_t fapl_id) {
@@ -314,9 +378,8 @@ void delete_file(const char *name, hid_t fapl_id) {
     ensure_mpi_initialized();
     MpiParams params = mpi_params_from_fapl(fapl_id);
     const MPI_Comm comm = params.comm.get();
-    // Nobody may still hold the file open when rank 0 removes it: the agreement's MPI_Allreduce
-    // returns on a rank only once every rank has reached it (the barrier the delete needs).
-    agree_before_open(comm, params, params.config_error);
+    // Nobody may still hold the file open when rank 0 removes it.
+    agree_before_delete(comm, params, params.config_error);
     int rank = 0;
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     std::optional<Error> error;

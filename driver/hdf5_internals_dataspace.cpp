@@ -58,6 +58,13 @@ bool read_dataspace(hid_t space_id, selection::SpaceInfo &out) {
         return false;
     if (out.npoints == 0 || out.rank == 0)
         return true;
+    if (out.kind == H5S_SEL_ALL) { // the whole extent: what H5S_get_select_bounds answers
+        for (int d = 0; d < out.rank; ++d) {
+            out.low[d] = 0;
+            out.high[d] = out.dims[d] - 1;
+        }
+        return true;
+    }
     if (g_fns.select_bounds(space, out.low.data(), out.high.data()) < 0)
         return false;
     if (out.kind == H5S_SEL_HYPERSLABS) {

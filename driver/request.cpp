@@ -208,21 +208,26 @@ IoRequest RequestBuilder::vector(uint32_t count, const haddr_t addrs[], const st
 IoRequest RequestBuilder::selection(std::span<const sel::SelectionPiece> pieces, sel::TypeCache &cache) {
     runs_.clear();
     typed_.clear();
-    for (const sel::SelectionPiece &p : pieces)
-        typed_.push_back(
-            sel::TypedPiece{static_cast<MPI_Offset>(p.addr), p.buf,
-                            sel::build_piece_pair(p.file_space, p.mem_space, p.element_size, &cache)});
+    for (const sel::SelectionPiece &p : pieces) {
+        const sel::PieceSpaces spaces = sel::query_piece(p.file_space, p.mem_space, p.element_size);
+        if (pieces.size() == 1) // one block on each side (most small requests): no types at all
+            if (const auto c = sel::as_contiguous(spaces, p.element_size))
+                return IoRequest::contiguous(p.addr + static_cast<haddr_t>(c->file_offset),
+                                             p.buf + c->mem_offset, static_cast<std::size_t>(c->bytes));
+        typed_.push_back(sel::TypedPiece{static_cast<MPI_Offset>(p.addr), p.buf,
+                                         sel::build_piece_pair(spaces, p.element_size, &cache)});
+    }
     try {
-        facts_ = sel::combine_facts(typed_);
+        sel::combine_facts(typed_, facts_);
         return IoRequest::pieces(typed_, facts_);
     } catch (const Error &e) {
         if (e.kind() != ErrorKind::NotMonotonic)
             throw;
     }
     // The pieces' file sides interleave: their segments, sorted by address.
-    facts_ = sel::CombinedFacts{};
+    facts_.order.resize(typed_.size());
     for (std::size_t k = 0; k < typed_.size(); ++k)
-        facts_.order.push_back(k);
+        facts_.order[k] = k;
     sel::for_each_segment(typed_, facts_.order, [&](std::uint64_t addr, char *buf, std::size_t bytes) {
         runs_.push_back(Run{addr, bytes, buf});
     });

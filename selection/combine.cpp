@@ -31,6 +31,15 @@ TypeSpec combined_side(bool contiguous, const std::vector<int> &count, const std
 
 CombinedFacts combine_facts(std::span<const TypedPiece> pieces) {
     CombinedFacts f;
+    combine_facts(pieces, f);
+    return f;
+}
+
+void combine_facts(std::span<const TypedPiece> pieces, CombinedFacts &f) {
+    std::vector<std::size_t> order = std::move(f.order);
+    order.clear();
+    f = CombinedFacts{};
+    f.order = std::move(order);
     for (std::size_t i = 0; i < pieces.size(); ++i) {
         const TypePair &t = pieces[i].types;
         if (t.file.bytes != t.mem.bytes)
@@ -40,7 +49,7 @@ CombinedFacts combine_facts(std::span<const TypedPiece> pieces) {
             f.order.push_back(i);
     }
     if (f.order.empty())
-        return f;
+        return;
     // Chunks arrive in address order almost always: sort only when they do not.
     auto by_file = [&](std::size_t a, std::size_t b) {
         return file_start(pieces[a]) < file_start(pieces[b]);
@@ -71,7 +80,6 @@ CombinedFacts combine_facts(std::span<const TypedPiece> pieces) {
     f.file_offset = file0;
     f.file_span = file_end - file0;
     f.mem_base = lowest_mem;
-    return f;
 }
 
 CombinedTypes combined_types(std::span<const TypedPiece> pieces, const CombinedFacts &facts) {

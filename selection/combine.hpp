@@ -45,6 +45,9 @@ struct CombinedTypes {
 // bytes reach past the next piece's first byte, throws Error(NotMonotonic) (the caller falls back
 // to byte runs). Throws Error(Selection) when a piece's two sides differ in size.
 CombinedFacts combine_facts(std::span<const TypedPiece> pieces);
+// The same into `out`, keeping the capacity of its order list (a request of one piece allocates
+// nothing).
+void combine_facts(std::span<const TypedPiece> pieces, CombinedFacts &out);
 
 // Local. The pieces joined with MPI_Type_create_struct: piece k's file type at (its first byte -
 // the lowest first byte), its memory type at (its buffer address - the lowest buffer address, from

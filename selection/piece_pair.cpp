@@ -26,6 +26,9 @@ TypeSpec build_with_info(hid_t space, const SpaceInfo &info, std::size_t elem_si
     case H5S_SEL_ALL:
         return contiguous_spec(0, static_cast<MPI_Count>(info.npoints * elem_size));
     case H5S_SEL_HYPERSLABS:
+        if (one_linear_range(info, elem_size)) // a block of whole rows: no hyperslab query, no type
+            return contiguous_spec(linear_bounds(info, elem_size).low,
+                                   static_cast<MPI_Count>(info.npoints * elem_size));
         if (info.regular)
             return build_regular(regular_shape(space, info, elem_size), cache);
         return build_from_runs(sequence_runs(space, info, elem_size), cache);
@@ -42,22 +45,45 @@ TypeSpec build_type(hid_t space, std::size_t elem_size, TypeCache *cache) {
     return build_with_info(space, query_space(space, elem_size), elem_size, cache);
 }
 
+PieceSpaces query_piece(hid_t file_space, hid_t mem_space, std::size_t elem_size) {
+    PieceSpaces p;
+    p.file_space = file_space;
+    p.mem_space = mem_space == H5S_ALL ? file_space : mem_space;
+    p.file = query_space(file_space, elem_size);
+    if (p.mem_space == H5S_BLOCK)
+        return p;
+    p.mem = p.mem_space == file_space ? p.file : query_space(p.mem_space, elem_size); // H5S_ALL: asked once
+    if (p.mem.npoints != p.file.npoints)
+        throw Error(ErrorKind::Selection, "file selection has " + std::to_string(p.file.npoints) +
+                                              " elements, memory selection " + std::to_string(p.mem.npoints));
+    return p;
+}
+
+std::optional<ContiguousPiece> as_contiguous(const PieceSpaces &p, std::size_t elem_size) {
+    if (!one_linear_range(p.file, elem_size))
+        return std::nullopt;
+    ContiguousPiece c{linear_bounds(p.file, elem_size).low, 0,
+                      static_cast<MPI_Count>(p.file.npoints * elem_size)};
+    if (p.mem_space == H5S_BLOCK)
+        return c;
+    if (!one_linear_range(p.mem, elem_size))
+        return std::nullopt;
+    c.mem_offset = linear_bounds(p.mem, elem_size).low;
+    return c;
+}
+
+TypePair build_piece_pair(hid_t file_space, hid_t mem_space, std::size_t elem_size, TypeCache *cache) {
+    return build_piece_pair(query_piece(file_space, mem_space, elem_size), elem_size, cache);
+}
+
 // Local. Every side is built on its own unless the file side is a point selection out of order;
 // only then are the two sequence lists paired and sorted.
-TypePair build_piece_pair(hid_t file_space, hid_t mem_space, std::size_t elem_size, TypeCache *cache) {
-    if (mem_space == H5S_ALL)
-        mem_space = file_space;
-    const SpaceInfo finfo = query_space(file_space, elem_size);
-    std::optional<SpaceInfo> minfo;
-    if (mem_space != H5S_BLOCK) {
-        minfo = query_space(mem_space, elem_size);
-        if (minfo->npoints != finfo.npoints)
-            throw Error(ErrorKind::Selection, "file selection has " + std::to_string(finfo.npoints) +
-                                                  " elements, memory selection " +
-                                                  std::to_string(minfo->npoints));
-    }
+TypePair build_piece_pair(const PieceSpaces &spaces, std::size_t elem_size, TypeCache *cache) {
+    const hid_t file_space = spaces.file_space, mem_space = spaces.mem_space;
+    const SpaceInfo &finfo = spaces.file;
+    const SpaceInfo *minfo = mem_space == H5S_BLOCK ? nullptr : &spaces.mem; // null: a packed buffer
     auto mem_side = [&] {
-        if (!minfo)
+        if (minfo == nullptr)
             return contiguous_spec(0, static_cast<MPI_Count>(finfo.npoints * elem_size));
         return build_with_info(mem_space, *minfo, elem_size, cache);
     };

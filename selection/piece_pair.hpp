@@ -1,11 +1,13 @@
 // Entry points for one piece (a contiguous dataset or one chunk): selections -> TypeSpecs.
 #pragma once
 
+#include "space_info.hpp"
 #include "type_spec.hpp"
 
 #include <hdf5.h>
 
 #include <cstddef>
+#include <optional>
 
 namespace mpiio::selection {
 
@@ -29,5 +31,27 @@ TypeSpec build_type(hid_t space, std::size_t elem_size, TypeCache *cache = nullp
 // Throws Error(Selection) when the element counts differ.
 TypePair build_piece_pair(hid_t file_space, hid_t mem_space, std::size_t elem_size,
                           TypeCache *cache = nullptr);
+
+// The two dataspaces of a piece with their facts read once (query_piece), for callers that look
+// at the facts before building types.
+struct PieceSpaces {
+    hid_t file_space = H5I_INVALID_HID;
+    hid_t mem_space = H5I_INVALID_HID; // H5S_BLOCK (packed) or a dataspace; H5S_ALL resolved
+    SpaceInfo file, mem;               // `mem` unset for H5S_BLOCK
+};
+
+// Local. Throws Error(Selection) when the element counts differ.
+PieceSpaces query_piece(hid_t file_space, hid_t mem_space, std::size_t elem_size);
+
+// Local. When both sides are one contiguous range each: the file range's offset from the piece's
+// address, the memory range's from its buffer, and the bytes (no type needed to move them).
+struct ContiguousPiece {
+    MPI_Aint file_offset = 0, mem_offset = 0;
+    MPI_Count bytes = 0;
+};
+std::optional<ContiguousPiece> as_contiguous(const PieceSpaces &spaces, std::size_t elem_size);
+
+// Local. build_piece_pair from facts already read.
+TypePair build_piece_pair(const PieceSpaces &spaces, std::size_t elem_size, TypeCache *cache = nullptr);
 
 } // namespace mpiio::selection

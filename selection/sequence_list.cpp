@@ -16,33 +16,21 @@ SequenceReader::SequenceReader(hid_t space, const SpaceInfo &info, std::size_t e
                                std::size_t max_batch)
     : max_batch_(std::max(max_batch, kFirstBatch)), elem_size_(elem_size) {
     expected_bytes_ = static_cast<MPI_Count>(info.npoints) * static_cast<MPI_Count>(elem_size);
-    high_ = static_cast<MPI_Aint>(expected_bytes_);
     if (info.npoints == 0) {
         done_ = true;
         return;
     }
-    // "All" is the whole extent in order: one sequence, nothing to check.
-    single_ = info.kind == H5S_SEL_ALL;
+    // "All" is the whole extent in order: one sequence, nothing to check. A regular hyperslab (visited
+    // in row-major order) whose elements fill its bounding box's linear range is that one range: no
+    // iterator (three library calls less per small request). Irregular ones keep the iterator and its
+    // checks (HDF5 can build broken OR-combinations).
+    const LinearBounds bounds = linear_bounds(info, elem_size);
+    low_ = bounds.low;
+    high_ = bounds.high;
+    single_ =
+        info.kind == H5S_SEL_ALL || (info.kind == H5S_SEL_HYPERSLABS && one_linear_range(info, elem_size));
     if (single_)
         return;
-    if (info.rank > 0) {
-        // Row-major linear positions of the box's corners bound every selected element's.
-        MPI_Aint step = static_cast<MPI_Aint>(elem_size), lo = 0, hi = 0;
-        for (int d = info.rank - 1; d >= 0; --d) {
-            lo += static_cast<MPI_Aint>(info.low[d]) * step;
-            hi += static_cast<MPI_Aint>(info.high[d]) * step;
-            step *= static_cast<MPI_Aint>(info.dims[d]);
-        }
-        low_ = lo;
-        high_ = std::min<MPI_Aint>(hi + static_cast<MPI_Aint>(elem_size), step);
-        // A regular hyperslab (visited in row-major order) whose elements fill its bounding box's
-        // linear range is that one range: no iterator (three library calls less per small request).
-        // Irregular ones keep the iterator and its checks (HDF5 can build broken OR-combinations).
-        if (info.kind == H5S_SEL_HYPERSLABS && info.regular && high_ - low_ == expected_bytes_) {
-            single_ = true;
-            return;
-        }
-    }
     iter_ = check_h5(H5Ssel_iter_create(space, elem_size, H5S_SEL_ITER_SHARE_WITH_DATASPACE),
                      "H5Ssel_iter_create");
 }

@@ -59,4 +59,30 @@ SpaceInfo query_space(hid_t space, std::size_t elem_size) {
     return info;
 }
 
+LinearBounds linear_bounds(const SpaceInfo &info, std::size_t elem_size) {
+    LinearBounds b{0, static_cast<MPI_Aint>(info.npoints * elem_size)};
+    if (info.kind == H5S_SEL_ALL || info.rank == 0 || info.npoints == 0)
+        return b;
+    MPI_Aint step = static_cast<MPI_Aint>(elem_size), lo = 0, hi = 0;
+    for (int d = info.rank - 1; d >= 0; --d) {
+        lo += static_cast<MPI_Aint>(info.low[d]) * step;
+        hi += static_cast<MPI_Aint>(info.high[d]) * step;
+        step *= static_cast<MPI_Aint>(info.dims[d]);
+    }
+    b.low = lo;
+    b.high = std::min<MPI_Aint>(hi + static_cast<MPI_Aint>(elem_size), step);
+    return b;
+}
+
+bool one_linear_range(const SpaceInfo &info, std::size_t elem_size) {
+    if (info.npoints == 0)
+        return false;
+    if (info.kind == H5S_SEL_ALL || info.npoints == 1)
+        return true;
+    if (info.kind != H5S_SEL_HYPERSLABS || !info.regular)
+        return false;
+    const LinearBounds b = linear_bounds(info, elem_size);
+    return b.high - b.low == static_cast<MPI_Aint>(info.npoints * elem_size);
+}
+
 } // namespace mpiio::selection

@@ -14,15 +14,29 @@ namespace mpiio::selection {
 
 struct SpaceInfo {
     H5S_sel_type kind = H5S_SEL_NONE;
-    std::uint64_t npoints = 0;                // selected elements
-    int rank = 0;                             // 0 for scalar and null dataspaces
-    std::array<hsize_t, H5S_MAX_RANK> dims{}; // current extent
+    std::uint64_t npoints = 0; // selected elements
+    int rank = 0;              // 0 for scalar and null dataspaces
+    // The arrays are set up to `rank` only (not cleared: this runs on every tiny transfer).
+    std::array<hsize_t, H5S_MAX_RANK> dims; // current extent
     // Bounding box of the selection, selection offset included (H5Sget_select_bounds); set when
     // npoints > 0 and rank > 0.
-    std::array<hsize_t, H5S_MAX_RANK> low{}, high{};
+    std::array<hsize_t, H5S_MAX_RANK> low, high;
     bool regular = false;       // a regular hyperslab (H5Sis_regular_hyperslab)
     MPI_Count extent_bytes = 0; // elem_size * product(dims)
 };
+
+// The bounding box of a selection as a linear byte range of its dataspace: [low, high) holds
+// every selected element (row-major positions of the box's corners). For "all" the whole extent.
+struct LinearBounds {
+    MPI_Aint low = 0, high = 0;
+};
+// Local. Set when npoints > 0.
+LinearBounds linear_bounds(const SpaceInfo &info, std::size_t elem_size);
+
+// Local. Whether the selection is one contiguous range of its dataspace, in order: "all", or a
+// regular hyperslab whose elements fill its bounding box's linear range (a block of whole rows),
+// or a single element. Then it is [linear_bounds.low, + npoints x elem_size).
+bool one_linear_range(const SpaceInfo &info, std::size_t elem_size);
 
 // Local. Throws Error(Unsupported) when the extent is beyond 2^62 bytes (MPI_Aint displacements
 // must stay representable), Error(Hdf5) when a query fails.

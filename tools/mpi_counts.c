@@ -83,6 +83,10 @@ int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_
     count(CALLER, "MPI_Allreduce", 2 * size_of(n, t));
     return PMPI_Allreduce(s, r, n, t, op, c);
 }
+int MPI_Iallreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request *req) {
+    count(CALLER, "MPI_Iallreduce", 2 * size_of(n, t));
+    return PMPI_Iallreduce(s, r, n, t, op, c, req);
+}
 int MPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c) {
     count(CALLER, "MPI_Allgather", size_of(sn, st) + size_of(rn, rt) * (unsigned long long)comm_size(c));
     return PMPI_Allgather(s, sn, st, r, rn, rt, c);

@@ -1,0 +1,89 @@
+// See mpi_layer.hpp.
+#include "mpi_layer.hpp"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+namespace mpiio {
+namespace {
+
+// Local. The value of an Open MPI MCA parameter through MPI_T (MPI_T_init_thread must be active):
+// a string, or an int printed as a string; empty when it does not exist.
+std::string mca_parameter(const char *name) {
+    int index = 0;
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS)
+        return {};
+    char cvar_name[256];
+    char description[8];
+    int name_length = sizeof cvar_name, description_length = sizeof description, verbosity = 0, bind = 0,
+        scope = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_T_enum enumtype{};
+    if (MPI_T_cvar_get_info(index, cvar_name, &name_length, &verbosity, &type, &enumtype, description,
+                            &description_length, &bind, &scope) != MPI_SUCCESS)
+        return {};
+    MPI_T_cvar_handle handle{};
+    int count = 0;
+    if (MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) != MPI_SUCCESS)
+        return {};
+    std::string value;
+    if (type == MPI_CHAR && count > 0) {
+        std::string buffer(static_cast<std::size_t>(count) + 1, '\0');
+        if (MPI_T_cvar_read(handle, buffer.data()) == MPI_SUCCESS)
+            value = buffer.c_str();
+    } else if (type == MPI_INT) {
+        int v = 0;
+        if (MPI_T_cvar_read(handle, &v) == MPI_SUCCESS)
+            value = std::to_string(v);
+    }
+    MPI_T_cvar_handle_free(&handle);
+    return value;
+}
+
+int priority(const char *name, int fallback) {
+    const std::string v = mca_parameter(name);
+    return v.empty() ? fallback : std::atoi(v.c_str());
+}
+
+// Local. Open MPI's io component choice: the `io` parameter (a list, or ^list to exclude), else
+// the highest priority. ROMIO only when OMPIO is certainly out of the running.
+bool ompio_possible() {
+    int provided = 0;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return true;
+    const std::string io = mca_parameter("io");
+    bool possible = true;
+    if (!io.empty()) {
+        const bool excluding = io[0] == '^';
+        const bool names_ompio = io.find("ompio") != std::string::npos;
+        possible = excluding ? !names_ompio : names_ompio;
+    } else {
+        const int ompio = priority("io_ompio_priority", 30);
+        const int romio =
+            std::max(priority("io_romio321_priority", -1), priority("io_romio341_priority", -1));
+        possible = romio < 0 || ompio >= romio;
+    }
+    MPI_T_finalize();
+    return possible;
+}
+
+} // namespace
+
+bool open_needs_agreement_first() {
+    static std::once_flag once;
+    static bool needed = true;
+    std::call_once(once, [] {
+        char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+        int length = 0;
+        if (MPI_Get_library_version(version, &length) != MPI_SUCCESS)
+            return;
+        needed = std::strstr(version, "Open MPI") != nullptr && ompio_possible();
+    });
+    return needed;
+}
+
+} // namespace mpiio

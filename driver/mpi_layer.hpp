@@ -1,0 +1,18 @@
+// Which MPI-IO layer opens files in this process, as far as MPI_File_open's failure behaviour goes.
+//
+// When MPI_File_open fails on some ranks only (a missing file or a permission on one host), ROMIO
+// (Open MPI's romio321/romio341 and MPICH's) ends its open with an MPI_Allreduce of the error codes
+// and fails on every rank; Open MPI's OMPIO lets rank 0 open first and broadcasts its result, but
+// the other ranks fail on their own and everyone then waits in collectives that never match: a hang
+// (mca_fs_ufs_file_open, Open MPI 4.1; docs/architecture.md). So only under OMPIO do the ranks check
+// that they can open the file, and agree on it, before MPI_File_open.
+#pragma once
+
+namespace mpiio {
+
+// Local; read once per process from the MPI itself (the library version string, and under Open MPI
+// the MCA parameters io and io_*_priority through MPI_T). True when files may be opened by OMPIO;
+// also when it cannot tell (then the check is made: it is never wrong, only an extra system call).
+bool open_needs_agreement_first();
+
+} // namespace mpiio

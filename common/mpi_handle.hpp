@@ -17,38 +17,31 @@ inline bool mpi_usable() {
     return initialized && !finalized;
 }
 
-// Traits: null() is the handle's null value (Open MPI's handles are addresses of library
-// globals, not constant expressions, hence functions), owned() says whether a value must be
-// freed (predefined handles never are), release() frees it.
-struct CommTraits {
-    using Handle = MPI_Comm;
-    static Handle null() { return MPI_COMM_NULL; }
-    static bool owned(Handle h) { return h != MPI_COMM_NULL && h != MPI_COMM_WORLD && h != MPI_COMM_SELF; }
-    static void release(Handle *h) { MPI_Comm_free(h); }
+// Traits of one handle kind: null() is its null value (Open MPI's handles are addresses of library
+// globals, not constant expressions, hence functions), owned() says whether a value must be freed
+// (predefined handles never are), release() frees it.
+template <class H, H (*Null)(), bool (*Predefined)(H), int (*Free)(H *)> struct HandleTraits {
+    using Handle = H;
+    static Handle null() { return Null(); }
+    static bool owned(Handle h) { return h != Null() && !Predefined(h); }
+    static void release(Handle *h) { Free(h); }
 };
 
-struct InfoTraits {
-    using Handle = MPI_Info;
-    static Handle null() { return MPI_INFO_NULL; }
-    static bool owned(Handle h) { return h != MPI_INFO_NULL; }
-    static void release(Handle *h) { MPI_Info_free(h); }
-};
-
+inline MPI_Comm comm_null() { return MPI_COMM_NULL; }
+inline bool comm_predefined(MPI_Comm c) { return c == MPI_COMM_WORLD || c == MPI_COMM_SELF; }
+inline MPI_Info info_null() { return MPI_INFO_NULL; }
+inline bool never_predefined(MPI_Info) { return false; }
 // Derived datatypes (committed by whoever builds them); predefined byte types are never freed.
-struct DatatypeTraits {
-    using Handle = MPI_Datatype;
-    static Handle null() { return MPI_DATATYPE_NULL; }
-    static bool owned(Handle h) { return h != MPI_DATATYPE_NULL && h != MPI_BYTE && h != MPI_CHAR; }
-    static void release(Handle *h) { MPI_Type_free(h); }
-};
-
+inline MPI_Datatype datatype_null() { return MPI_DATATYPE_NULL; }
+inline bool datatype_predefined(MPI_Datatype t) { return t == MPI_BYTE || t == MPI_CHAR; }
 // User-defined reduction operations.
-struct OpTraits {
-    using Handle = MPI_Op;
-    static Handle null() { return MPI_OP_NULL; }
-    static bool owned(Handle h) { return h != MPI_OP_NULL; }
-    static void release(Handle *h) { MPI_Op_free(h); }
-};
+inline MPI_Op op_null() { return MPI_OP_NULL; }
+inline bool op_predefined(MPI_Op) { return false; }
+
+using CommTraits = HandleTraits<MPI_Comm, comm_null, comm_predefined, MPI_Comm_free>;
+using InfoTraits = HandleTraits<MPI_Info, info_null, never_predefined, MPI_Info_free>;
+using DatatypeTraits = HandleTraits<MPI_Datatype, datatype_null, datatype_predefined, MPI_Type_free>;
+using OpTraits = HandleTraits<MPI_Op, op_null, op_predefined, MPI_Op_free>;
 
 template <class Traits> class MpiHandle {
 public:

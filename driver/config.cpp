@@ -6,6 +6,7 @@
 
 #include <array>
 #include <functional>
+#include <type_traits>
 
 namespace mpiio {
 namespace {
@@ -119,84 +120,79 @@ struct KeySpec {
     std::function<std::string(const Config &)> show;
 };
 
+// Key makers: a key that names one of `choices`, a byte count, or a whole number, stored in one
+// field of Config.
+template <class Field, class Enum, size_t N>
+KeySpec named_key(const char *key, const char *values, const char *fallback, const char *meaning,
+                  Field Config::*field, const Choices<Enum, N> &choices) {
+    return {key,
+            values,
+            fallback,
+            meaning,
+            [field, &choices](Config &c, const std::string &k, const std::string &v) {
+                c.*field = choose(k, v, choices);
+            },
+            [field, &choices](const Config &c) -> std::string {
+                if constexpr (std::is_same_v<Field, Enum>)
+                    return name_of(c.*field, choices);
+                else
+                    return c.*field ? name_of(*(c.*field), choices) : "-";
+            }};
+}
+
+KeySpec bytes_key(const char *key, const char *values, const char *fallback, const char *meaning,
+                  std::size_t Config::*field, bool positive) {
+    return {key,
+            values,
+            fallback,
+            meaning,
+            [field, positive](Config &c, const std::string &k, const std::string &v) {
+                c.*field = parse_bytes(k, v);
+                if (positive && c.*field == 0)
+                    bad_value(k, v, "must be positive");
+            },
+            [field](const Config &c) { return std::to_string(c.*field); }};
+}
+
+template <class Field>
+KeySpec number_key(const char *key, const char *values, const char *fallback, const char *meaning,
+                   Field Config::*field, unsigned min, unsigned max) {
+    return {key,
+            values,
+            fallback,
+            meaning,
+            [field, min, max](Config &c, const std::string &k, const std::string &v) {
+                c.*field = parse_unsigned(k, v, max, min);
+            },
+            [field](const Config &c) {
+                if constexpr (std::is_same_v<Field, unsigned>)
+                    return std::to_string(c.*field);
+                else
+                    return optional_text(c.*field);
+            }};
+}
+
+// One entry per key, its documentation on one line (the README table and h5plugin.json are made
+// from it).
+// clang-format off
 const std::vector<KeySpec> &key_table() {
     static const std::vector<KeySpec> table = {
-        {"comm", "world | self", "world", "communicator when the FAPL has none",
-         [](Config &c, const std::string &k, const std::string &v) { c.comm = choose(k, v, kComm); },
-         [](const Config &c) { return name_of(c.comm, kComm); }},
-        {"sync", "auto | flush | never", "auto",
-         "`auto`: `MPI_File_sync` on `H5Fflush`, and after every collective write when the MPI-IO layer says "
-         "writes are not immediately visible (`romio_visibility_immediate=false` or "
-         "`HDF5_DO_MPI_FILE_SYNC`), "
-         "as the built-in driver; `flush`: only on `H5Fflush`; `never`: no sync (scratch files)",
-         [](Config &c, const std::string &k, const std::string &v) { c.sync = choose(k, v, kSync); },
-         [](const Config &c) { return name_of(c.sync, kSync); }},
-        {"stats", "off | summary", "off", "per-file statistics printed by rank 0 to stderr at close",
-         [](Config &c, const std::string &k, const std::string &v) { c.stats = choose(k, v, kStats); },
-         [](const Config &c) { return name_of(c.stats, kStats); }},
-        {"collective_route", "auto | collective | independent", "auto",
-         "how a collective transfer moves its bytes: `auto` lets each rank move its own extent with "
-         "independent calls when no two ranks' extents overlap (sieved reads; writes that read back the "
-         "holes inside the rank's own extent), for reads also when they overlap within `read_overlap_limit`, "
-         "and uses MPI collective I/O otherwise; `collective` "
-         "always uses MPI collective I/O; `independent` never does (writes then bridge holes only when the "
-         "extents are disjoint), except where the library itself hands over a file datatype with holes "
-         "(selection I/O off): that transfer stays MPI collective I/O",
-         [](Config &c, const std::string &k, const std::string &v) {
-             c.collective_route = choose(k, v, kRoute);
-         },
-         [](const Config &c) { return name_of(c.collective_route, kRoute); }},
-        {"read_overlap_limit", "ratio, 1-65536", "4",
-         "`auto` route of collective reads whose ranks' extents overlap (interleaved blocks, point "
-         "selections): each rank still reads inside its own extent on its own (in one call when a quarter or "
-         "more of it is selected, else run by run) when the extents add up to at most this many times the "
-         "file range they cover together, so the file system serves at most that many times the bytes MPI "
-         "collective I/O would read once and exchange; above it, MPI collective I/O. `1`: only disjoint "
-         "extents, as for writes (a write never bridges another rank's bytes)",
-         [](Config &c, const std::string &k, const std::string &v) {
-             c.read_overlap_limit = parse_unsigned(k, v, 65536, 1);
-         },
-         [](const Config &c) { return std::to_string(c.read_overlap_limit); }},
-        {"staging_buffer", "bytes, K/M/G suffix", "4M",
-         "largest buffer used to turn many small independent byte runs into one MPI call (a contiguous run "
-         "of 64 KiB or more moves with a call of its own, without a copy)",
-         [](Config &c, const std::string &k, const std::string &v) {
-             c.staging_buffer = parse_bytes(k, v);
-             if (c.staging_buffer == 0)
-                 bad_value(k, v, "must be positive");
-         },
-         [](const Config &c) { return std::to_string(c.staging_buffer); }},
-        {"sieve_gap", "bytes", "4K",
-         "independent reads, and writes inside a rank's own extent, read across gaps up to this size instead "
-         "of issuing a call per piece",
-         [](Config &c, const std::string &k, const std::string &v) { c.sieve_gap = parse_bytes(k, v); },
-         [](const Config &c) { return std::to_string(c.sieve_gap); }},
-        {"view_writes", "on | off", "on",
-         "independent writes of many small byte runs that no other rank's bytes may be bridged for (8 runs "
-         "or "
-         "more) go as one `MPI_File_write_at` through a file view of the rank's own handle instead of a call "
-         "per run, writing no byte between the runs (not in MPI atomic mode, nor where writes need "
-         "`MPI_File_sync` to be visible); `off`: a call per run",
-         [](Config &c, const std::string &k, const std::string &v) { c.view_writes = choose(k, v, kOnOff); },
-         [](const Config &c) { return name_of(c.view_writes, kOnOff); }},
-        {"chunk_opt", "default | linked | multi", "", "overrides `H5Pset_dxpl_mpio_chunk_opt`",
-         [](Config &c, const std::string &k, const std::string &v) { c.chunk_opt = choose(k, v, kChunkOpt); },
-         [](const Config &c) { return c.chunk_opt ? name_of(*c.chunk_opt, kChunkOpt) : "-"; }},
-        {"chunk_opt_num", "chunks per rank", "", "overrides `H5Pset_dxpl_mpio_chunk_opt_num`",
-         [](Config &c, const std::string &k, const std::string &v) {
-             c.chunk_opt_num = parse_unsigned(k, v, 1u << 30);
-         },
-         [](const Config &c) { return optional_text(c.chunk_opt_num); }},
-        {"chunk_opt_ratio", "percent 0-100", "", "overrides `H5Pset_dxpl_mpio_chunk_opt_ratio`",
-         [](Config &c, const std::string &k, const std::string &v) {
-             c.chunk_opt_ratio = parse_unsigned(k, v, 100);
-         },
-         [](const Config &c) { return optional_text(c.chunk_opt_ratio); }},
-        {"hint.<name>", "string", "",
-         "MPI-IO hint passed to `MPI_File_open`, e.g. `hint.romio_cb_write=enable`", nullptr, nullptr},
+        named_key("comm", "world | self", "world", "communicator when the FAPL has none", &Config::comm, kComm),
+        named_key("sync", "auto | flush | never", "auto", "`auto`: `MPI_File_sync` on `H5Fflush`, and after every collective write when the MPI-IO layer says writes are not immediately visible (`romio_visibility_immediate=false` or `HDF5_DO_MPI_FILE_SYNC`), as the built-in driver; `flush`: only on `H5Fflush`; `never`: no sync (scratch files)", &Config::sync, kSync),
+        named_key("stats", "off | summary", "off", "per-file statistics printed by rank 0 to stderr at close", &Config::stats, kStats),
+        named_key("collective_route", "auto | collective | independent", "auto", "how a collective transfer moves its bytes: `auto` lets each rank move its own extent with independent calls when no two ranks' extents overlap (writes then may read back and rewrite the holes inside the rank's own extent), for reads also when they overlap within `read_overlap_limit`, and uses MPI collective I/O otherwise; `collective` always uses MPI collective I/O; `independent` never does (writes then bridge holes only when the extents are disjoint), except where the library itself hands over a file datatype with holes (selection I/O off): that transfer stays MPI collective I/O", &Config::collective_route, kRoute),
+        number_key("read_overlap_limit", "ratio, 1-65536", "4", "`auto` route of collective reads whose ranks' extents overlap (interleaved blocks, point selections): each rank still reads inside its own extent on its own when the extents add up to at most this many times the file range they cover together, so the file system serves at most that many times the bytes MPI collective I/O would read once and exchange; above it, MPI collective I/O. `1`: only disjoint extents, as for writes (a write never bridges another rank's bytes)", &Config::read_overlap_limit, 1, 65536),
+        bytes_key("staging_buffer", "bytes, K/M/G suffix", "4M", "largest buffer a rank's own transfer stages bytes in: many small byte runs become one MPI call per this many bytes (a run of 64 KiB or more moves with a call of its own, without a copy)", &Config::staging_buffer, true),
+        bytes_key("sieve_gap", "bytes", "4K", "the cost model of a rank's own transfers: bytes that cost about as much to move as one MPI-IO call. A read reads across a hole of up to this size instead of making another call; a write inside the rank's own extent reads back and rewrites a hole when twice the hole plus the run after it is at most this size; short blocks are sieved only when their holes average at most this size", &Config::sieve_gap, false),
+        named_key("view_writes", "on | off", "on", "independent writes of many small byte runs that no other rank's bytes may be bridged for (8 runs or more) go as one `MPI_File_write_at` through a file view of the rank's own handle instead of a call per run, writing no byte between the runs (not in MPI atomic mode, nor where writes need `MPI_File_sync` to be visible); `off`: a call per run", &Config::view_writes, kOnOff),
+        named_key("chunk_opt", "default | linked | multi", "", "overrides `H5Pset_dxpl_mpio_chunk_opt`", &Config::chunk_opt, kChunkOpt),
+        number_key("chunk_opt_num", "chunks per rank", "", "overrides `H5Pset_dxpl_mpio_chunk_opt_num`", &Config::chunk_opt_num, 0, 1u << 30),
+        number_key("chunk_opt_ratio", "percent 0-100", "", "overrides `H5Pset_dxpl_mpio_chunk_opt_ratio`", &Config::chunk_opt_ratio, 0, 100),
+        {"hint.<name>", "string", "", "MPI-IO hint passed to `MPI_File_open`, e.g. `hint.romio_cb_write=enable`", nullptr, nullptr},
     };
     return table;
 }
+// clang-format on
 
 // "a | b" -> "`a` \| `b`"; other value texts unchanged.
 std::string markdown_values(const std::string &values) {

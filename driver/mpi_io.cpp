@@ -21,9 +21,11 @@ void check_address(haddr_t addr, std::size_t bytes) {
         throw Error(ErrorKind::Config, "file address out of range for MPI-IO");
 }
 
-std::string short_write(std::size_t wanted, haddr_t addr, std::size_t done) {
-    return "write of " + std::to_string(wanted) + " bytes at address " + std::to_string(addr) +
-           " transferred only " + std::to_string(done);
+// The data calls as one signature: writes take const memory, reads not.
+using MemoryCall = int (*)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *);
+template <int (*Write)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *)>
+int from_const(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype type, MPI_Status *status) {
+    return Write(fh, offset, buf, count, type, status);
 }
 
 } // namespace
@@ -47,42 +49,58 @@ std::size_t MpiIo::moved(const MPI_Status &status, const MemoryBuffer &memory) c
     return n == MPI_UNDEFINED ? 0 : static_cast<std::size_t>(n);
 }
 
-void MpiIo::after_write(haddr_t addr, const MemoryBuffer &memory, std::size_t done) {
+// Local (independent calls) or collective (the *_all calls): the one place where the shared
+// handle's data calls are made - timed, their count checked and counted. Reads zero the memory
+// past what they moved (past the end of the file); a write that moved less than asked throws.
+std::size_t MpiIo::call(Call c, MPI_Offset offset, const MemoryBuffer &memory) {
+    struct Kind {
+        const char *name;
+        MemoryCall fn;
+        bool write, collective;
+    };
+    static const Kind kKinds[] = {{"MPI_File_read_at", MPI_File_read_at, false, false},
+                                  {"MPI_File_write_at", from_const<MPI_File_write_at>, true, false},
+                                  {"MPI_File_read_at_all", MPI_File_read_at_all, false, true},
+                                  {"MPI_File_write_at_all", from_const<MPI_File_write_at_all>, true, true}};
+    const Kind &k = kKinds[static_cast<std::size_t>(c) % std::size(kKinds)];
+    const bool write = k.write, collective = k.collective;
+    const char *name = k.name;
+    MPI_Status status{};
+    int code = MPI_SUCCESS;
+    {
+        IoTimer t = timer();
+        code = k.fn(*shared_, offset, memory.base, memory.count, memory.type, &status);
+    }
+    check_mpi(code, name);
+    record(collective ? (write ? 'W' : 'R') : (write ? 'w' : 'r'), static_cast<haddr_t>(offset),
+           memory.bytes);
+    ++(write ? (collective ? stats_.collective_writes : stats_.independent_writes)
+             : (collective ? stats_.collective_reads : stats_.independent_reads));
+    if (collective)
+        ++stats_.collective_mpi_calls;
+    const std::size_t done = moved(status, memory);
+    if (!write) {
+        stats_.bytes_read += done;
+        zero_fill_after(memory, done);
+        return done;
+    }
     if (done != memory.bytes)
-        throw Error(ErrorKind::Io, short_write(memory.bytes, addr, done));
+        throw Error(ErrorKind::Io, std::string(name) + ": write of " + std::to_string(memory.bytes) +
+                                       " bytes at offset " + std::to_string(offset) + " transferred only " +
+                                       std::to_string(done));
     stats_.bytes_written += done;
-    eof_ = std::max<haddr_t>(eof_, addr + memory.bytes);
+    return done;
 }
 
 std::size_t MpiIo::read_at(haddr_t addr, const MemoryBuffer &memory) {
     check_address(addr, memory.bytes);
-    MPI_Status status{};
-    {
-        IoTimer t = timer();
-        check_mpi(MPI_File_read_at(*shared_, static_cast<MPI_Offset>(addr), memory.base, memory.count,
-                                   memory.type, &status),
-                  "MPI_File_read_at");
-    }
-    const std::size_t done = moved(status, memory);
-    record('r', addr, memory.bytes);
-    ++stats_.independent_reads;
-    stats_.bytes_read += done;
-    zero_fill_after(memory, done);
-    return done;
+    return call(Call::ReadAt, static_cast<MPI_Offset>(addr), memory);
 }
 
 void MpiIo::write_at(haddr_t addr, const MemoryBuffer &memory) {
     check_address(addr, memory.bytes);
-    MPI_Status status{};
-    {
-        IoTimer t = timer();
-        check_mpi(MPI_File_write_at(*shared_, static_cast<MPI_Offset>(addr), memory.base, memory.count,
-                                    memory.type, &status),
-                  "MPI_File_write_at");
-    }
-    ++stats_.independent_writes;
-    record('w', addr, memory.bytes);
-    after_write(addr, memory, moved(status, memory));
+    call(Call::WriteAt, static_cast<MPI_Offset>(addr), memory);
+    eof_ = std::max<haddr_t>(eof_, addr + memory.bytes);
 }
 
 // MPI counts are int: a larger range goes as one derived type of 1 GiB blocks.
@@ -167,50 +185,11 @@ void MpiIo::reset_view(MPI_Info hints) {
 }
 
 std::size_t MpiIo::read_all(MPI_Offset offset, const MemoryBuffer &memory, bool individual) {
-    MPI_Status status{};
-    {
-        IoTimer t = timer();
-        check_mpi(
-            individual
-                ? MPI_File_read_at(*shared_, offset, memory.base, memory.count, memory.type, &status)
-                : MPI_File_read_at_all(*shared_, offset, memory.base, memory.count, memory.type, &status),
-            individual ? "MPI_File_read_at" : "MPI_File_read_at_all");
-    }
-    record('R', static_cast<haddr_t>(offset), memory.bytes);
-    if (individual) {
-        ++stats_.independent_reads;
-    } else {
-        ++stats_.collective_reads;
-        ++stats_.collective_mpi_calls;
-    }
-    const std::size_t done = moved(status, memory);
-    stats_.bytes_read += done;
-    zero_fill_after(memory, done);
-    return done;
+    return call(individual ? Call::ReadAt : Call::ReadAtAll, offset, memory);
 }
 
 void MpiIo::write_all(MPI_Offset offset, const MemoryBuffer &memory, bool individual, haddr_t end) {
-    MPI_Status status{};
-    {
-        IoTimer t = timer();
-        check_mpi(
-            individual
-                ? MPI_File_write_at(*shared_, offset, memory.base, memory.count, memory.type, &status)
-                : MPI_File_write_at_all(*shared_, offset, memory.base, memory.count, memory.type, &status),
-            individual ? "MPI_File_write_at" : "MPI_File_write_at_all");
-    }
-    record('W', static_cast<haddr_t>(offset), memory.bytes);
-    if (individual) {
-        ++stats_.independent_writes;
-    } else {
-        ++stats_.collective_writes;
-        ++stats_.collective_mpi_calls;
-    }
-    const std::size_t done = moved(status, memory);
-    if (done != memory.bytes)
-        throw Error(ErrorKind::Io, "collective write transferred " + std::to_string(done) + " of " +
-                                       std::to_string(memory.bytes) + " bytes");
-    stats_.bytes_written += done;
+    call(individual ? Call::WriteAt : Call::WriteAtAll, offset, memory);
     if (memory.bytes > 0)
         eof_ = std::max(eof_, end);
 }

@@ -105,8 +105,9 @@ public:
     std::optional<Error> close_own_handle(const std::string &file_name);
 
 private:
+    enum class Call { ReadAt, WriteAt, ReadAtAll, WriteAtAll };
+    std::size_t call(Call c, MPI_Offset offset, const MemoryBuffer &memory);
     std::size_t moved(const MPI_Status &status, const MemoryBuffer &memory) const;
-    void after_write(haddr_t addr, const MemoryBuffer &memory, std::size_t done);
     void record(char kind, haddr_t addr, std::size_t bytes) {
         if (log_ != nullptr)
             log_->push_back(CallRecord{kind, addr, bytes});

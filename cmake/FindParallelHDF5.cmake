@@ -9,12 +9,12 @@
 # over, and configuration fails listing every candidate and why, because the plugin cannot work
 # with any of them.
 #
-# Defines MPIIO_VFD_HDF5_VERSION (_MAJOR, _MINOR), MPIIO_VFD_HDF5_INCLUDE_DIRS,
-# MPIIO_VFD_HDF5_LIBRARY, MPIIO_VFD_HDF5_PREFIX (the install prefix of a stock layout
-# <prefix>/include; empty for a distribution layout such as /usr/include/hdf5/openmpi) and the
-# tools the tests run: MPIIO_VFD_H5DUMP, MPIIO_VFD_H5LS, MPIIO_VFD_H5DIFF, MPIIO_VFD_H5PCC (from the
-# prefix's bin/, else PATH) with MPIIO_VFD_TOOLS_PARALLEL (ON when h5dump uses this libhdf5; Debian's
-# tools use its serial libhdf5).
+# Defines MPIIO_VFD_HDF5_VERSION (_MAJOR, _MINOR), MPIIO_VFD_HDF5_INCLUDE_DIRS (and _DIR, the one
+# with H5public.h), MPIIO_VFD_HDF5_LIBRARY, MPIIO_VFD_HDF5_PREFIX (the install prefix of a stock
+# layout <prefix>/include; empty for a distribution layout such as /usr/include/hdf5/openmpi) and
+# the tools the tests run: MPIIO_VFD_H5DUMP, _H5LS, _H5DIFF, _H5CLEAR, _H5PCC (from the prefix's
+# bin/, else PATH) with MPIIO_VFD_TOOLS_PARALLEL (ON when h5dump uses this libhdf5; Debian's tools
+# use its serial libhdf5).
 find_package(MPI REQUIRED COMPONENTS C)
 # The MPI family (Open MPI or MPICH) and how tests launch it.
 include(${CMAKE_CURRENT_LIST_DIR}/MpiFamily.cmake)
@@ -168,6 +168,7 @@ endif()
 
 # Install prefix: only a stock layout (<prefix>/include/H5public.h) has one.
 get_filename_component(_incdir "${_hdf5_public}" DIRECTORY)
+set(MPIIO_VFD_HDF5_INCLUDE_DIR ${_incdir})
 get_filename_component(_incname "${_incdir}" NAME)
 set(MPIIO_VFD_HDF5_PREFIX "")
 if(_incname STREQUAL "include")
@@ -183,6 +184,7 @@ endif()
 find_program(MPIIO_VFD_H5DUMP h5dump ${_tool_hints})
 find_program(MPIIO_VFD_H5LS h5ls ${_tool_hints})
 find_program(MPIIO_VFD_H5DIFF h5diff ${_tool_hints})
+find_program(MPIIO_VFD_H5CLEAR h5clear ${_tool_hints})
 find_program(MPIIO_VFD_H5PCC NAMES h5pcc h5pcc.${MPIIO_MPI_FAMILY} ${_tool_hints} NO_DEFAULT_PATH)
 if(NOT MPIIO_VFD_H5PCC)
   find_program(MPIIO_VFD_H5PCC NAMES h5pcc.${MPIIO_MPI_FAMILY} h5pcc)

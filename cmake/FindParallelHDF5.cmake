@@ -166,6 +166,15 @@ if(NOT MPIIO_VFD_HDF5_VERSION IN_LIST MPIIO_VFD_TESTED_HDF5)
                   "(${MPIIO_VFD_TESTED_HDF5}): the plugin builds, but refuses to load into it")
 endif()
 
+# HDF5 2.2+ built with HDF5_REQUIRE_SIGNED_PLUGINS loads only plugins signed with h5sign by a key
+# in its keystore (docs/stacks.md): the plugin built here is unsigned.
+file(STRINGS ${_hdf5_conf} _signed REGEX "^#define H5_REQUIRE_DIGITAL_SIGNATURE 1")
+if(_signed)
+  message(WARNING "HDF5 ${MPIIO_VFD_HDF5_VERSION} loads only signed plugins (H5_REQUIRE_DIGITAL_SIGNATURE): "
+                  "sign ${PROJECT_BINARY_DIR}/plugins/libh5fd_mpiio.so with h5sign and put the public "
+                  "key in the keystore (HDF5_PLUGIN_KEYSTORE), or HDF5 refuses the plugin")
+endif()
+
 # Install prefix: only a stock layout (<prefix>/include/H5public.h) has one.
 get_filename_component(_incdir "${_hdf5_public}" DIRECTORY)
 set(MPIIO_VFD_HDF5_INCLUDE_DIR ${_incdir})

@@ -153,7 +153,9 @@ set(MPIIO_VFD_HDF5_MINOR ${_hdf5_minor})
 
 # The releases the plugin loads into are listed in h5plugin.json (and checked against the driver's
 # list by unit.hdf5_internals); another release builds, but the plugin refuses to load into it.
-file(READ ${PROJECT_SOURCE_DIR}/h5plugin.json _json)
+# (This file is also included by test/conformance/testpar, a project of its own: the JSON is found
+# next to this file's folder.)
+file(READ ${CMAKE_CURRENT_LIST_DIR}/../h5plugin.json _json)
 string(JSON _n LENGTH "${_json}" hdf5_versions)
 set(MPIIO_VFD_TESTED_HDF5 "")
 math(EXPR _last "${_n} - 1")

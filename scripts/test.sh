@@ -85,7 +85,7 @@ ci_openmpi_1145() { run_config bookworm-openmpi 1.14.5; }
 # oversubscribed ranks spin out their time slices (it has no MPIR_CVAR_ENABLE_HEAVY_YIELD): its 3-
 # and 4-rank runs took most of this stage's 810 s; MPICH on 3-4 ranks is covered by trixie-mpich
 # and sid-mpich, whose MPICH yields.
-ci_mpich_1145() { run_config bookworm-mpich 1.14.5 -LE hydra-ucx -E '[.]np[34][.]'; }
+ci_mpich_1145() { run_config bookworm-mpich 1.14.5 -LE hydra-ucx -E '[.]np[34]([.]|$)'; }
 # HDF5 1.14.6 with Open MPI: what the release can change, the data-path suites and HDF5's own
 # testpar comparison, on 2 and 4 ranks. Packaging, tools, crash, soak and two-host tests exercise
 # the same code on 1.14.5.

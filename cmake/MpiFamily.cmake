@@ -1,5 +1,5 @@
-# Which MPI family the build uses, and how tests launch programs with it. Included at the end of
-# FindParallelHDF5.cmake (MPI and HDF5 are found by then).
+# Which MPI family the build uses, and how tests launch programs with it. Included by
+# FindParallelHDF5.cmake once MPI is found (the family steers the HDF5 search).
 #
 # Two families have different ABIs (handles are pointers in Open MPI, integers in MPICH) and
 # different launchers:
@@ -9,10 +9,13 @@
 # Defines:
 #   MPIIO_MPI_FAMILY          openmpi | mpich
 #   MPIIO_MPIEXEC_PREFLAGS    launcher flags every test uses (4 ranks on 2 cores, no binding)
-#   MPIIO_IO_VARIANTS         the MPI-IO layers tests run under (Open MPI: ompio;romio321, MPICH: romio)
+#   MPIIO_IO_VARIANTS         the MPI-IO layers tests run under, read from the MPI itself: Open MPI's
+#                             io components as `ompi_info` lists them (4.1: ompio;romio321, 5.0:
+#                             ompio;romio341, 6.0 as Debian builds it: ompio), MPICH: romio
+#   MPIIO_OMPI_ROMIO          Open MPI's ROMIO component (romio321, romio341...), empty without one
 #   mpiio_mpiexec(<out> <np> <io>)           launcher command prefix as a list
 #   mpiio_mpiexec_env(<out> <name> <value>)  launcher flags that set a variable in every rank
-# and fails the configuration early when mpiexec or libhdf5 belong to another family than mpi.h.
+# and fails the configuration early when mpiexec belongs to another family than mpi.h.
 include_guard(GLOBAL)
 include(CheckSymbolExists)
 
@@ -34,7 +37,8 @@ else()
                       "(no OPEN_MPI or MPICH_VERSION macro): mpiio-vfd supports these two families")
 endif()
 
-# The families' shared-library names, to tell which one a binary is linked against.
+# The families' shared-library names, to tell which one a binary is linked against (FindParallelHDF5
+# passes over an HDF5 of the other family: the plugin passes MPI handles to it and back).
 function(_mpiio_family_of_binary out file)
   set(${out} unknown PARENT_SCOPE)
   find_program(_mpiio_ldd ldd)
@@ -49,17 +53,6 @@ function(_mpiio_family_of_binary out file)
   endif()
 endfunction()
 
-# libhdf5 must use the same family: the plugin passes MPI handles to it and back.
-if(MPIIO_VFD_HDF5_LIBRARY)
-  _mpiio_family_of_binary(_hdf5_family "${MPIIO_VFD_HDF5_LIBRARY}")
-  if(NOT _hdf5_family STREQUAL "unknown" AND NOT _hdf5_family STREQUAL MPIIO_MPI_FAMILY)
-    message(FATAL_ERROR
-      "HDF5 (${MPIIO_VFD_HDF5_LIBRARY}) is linked against ${_hdf5_family}, but the MPI found is "
-      "${MPIIO_MPI_FAMILY} (${MPI_C_INCLUDE_DIRS}). Point CMake at the MPI HDF5 was built with "
-      "(-DMPI_HOME=<prefix>, or -DMPI_C_COMPILER=<its mpicc> -DMPI_CXX_COMPILER=<its mpicxx> "
-      "-DMPIEXEC_EXECUTABLE=<its mpiexec>).")
-  endif()
-endif()
 
 # mpiexec must start the family the programs are linked against: the other family's launcher
 # starts N singletons instead of one N-rank job.
@@ -80,10 +73,38 @@ if(MPIEXEC_EXECUTABLE)
   endif()
 endif()
 
+# Open MPI's io components, from the ompi_info next to the launcher (or on PATH): the names differ
+# between releases and builds (ROMIO is romio321 in 4.1, romio341 in 5.0, absent from Debian's 6.0),
+# so they are read, never assumed. OMPIO first: it is Open MPI's default.
+function(_mpiio_ompi_io_components out)
+  get_filename_component(_bindir "${MPIEXEC_EXECUTABLE}" DIRECTORY)
+  find_program(MPIIO_OMPI_INFO NAMES ompi_info ompi_info.openmpi HINTS ${_bindir})
+  if(NOT MPIIO_OMPI_INFO)
+    message(FATAL_ERROR "ompi_info not found (looked next to ${MPIEXEC_EXECUTABLE} and on PATH): "
+                        "it names Open MPI's MPI-IO components, which the tests run under")
+  endif()
+  execute_process(COMMAND ${MPIIO_OMPI_INFO} --parsable OUTPUT_VARIABLE _info
+                  RESULT_VARIABLE _rc TIMEOUT 60 ERROR_QUIET)
+  string(REGEX MATCHALL "mca:io:[A-Za-z0-9_]+:version:" _lines "${_info}")
+  set(_names "")
+  foreach(_line IN LISTS _lines)
+    string(REGEX REPLACE "mca:io:([A-Za-z0-9_]+):version:" "\\1" _name "${_line}")
+    list(APPEND _names ${_name})
+  endforeach()
+  list(REMOVE_DUPLICATES _names)
+  if(NOT _rc EQUAL 0 OR NOT _names)
+    message(FATAL_ERROR "${MPIIO_OMPI_INFO} --parsable (exit ${_rc}) lists no io component")
+  endif()
+  list(SORT _names) # ompio before romio<N>
+  set(${out} ${_names} PARENT_SCOPE)
+endfunction()
+
 if(MPIIO_MPI_FAMILY STREQUAL "openmpi")
   # 4 ranks on 2 cores: allow oversubscription and do not bind ranks to cores.
   set(MPIIO_MPIEXEC_PREFLAGS --oversubscribe --bind-to none)
-  set(MPIIO_IO_VARIANTS ompio romio321)
+  _mpiio_ompi_io_components(MPIIO_IO_VARIANTS)
+  set(MPIIO_OMPI_ROMIO ${MPIIO_IO_VARIANTS})
+  list(FILTER MPIIO_OMPI_ROMIO INCLUDE REGEX "^romio")
 else()
   # Hydra oversubscribes and leaves ranks unbound by default; ROMIO is MPICH's only MPI-IO layer.
   set(MPIIO_MPIEXEC_PREFLAGS "")

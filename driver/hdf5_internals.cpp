@@ -7,7 +7,9 @@
 #include <cstring>
 
 // The getters are exported by libhdf5 (H5_DLL) but declared only in the uninstalled
-// H5CXprivate.h, so their signatures are restated here (HDF5 1.14: H5CXprivate.h:91-111).
+// H5CXprivate.h, so their signatures are restated here (HDF5 1.14: H5CXprivate.h:91-111; the same
+// declarations in the 2.x development tree, and exported by Debian's 2.2.0 builds,
+// libhdf5_openmpi.so.320 and libhdf5_mpich.so.320, under the symbol version HDF5_MPI_1.10.3).
 namespace {
 
 using GetXferMode = herr_t (*)(H5FD_mpio_xfer_t *);
@@ -72,14 +74,37 @@ std::string library_version() {
 }
 
 std::span<const char *const> accepted_versions() {
-    // Each release here has passed every suite and the testpar comparison (README support matrix).
-    static constexpr const char *kTested[] = {"1.14.5", "1.14.6"};
+    // Each release here has passed the suites of its CI stages (docs/stacks.md): 1.14.5 and 1.14.6
+    // built by the project (and Debian 13's 1.14.5), 2.2.0 as Debian unstable builds it.
+    // h5plugin.json's "hdf5_versions" lists the same releases (unit.hdf5_internals checks).
+    static constexpr const char *kTested[] = {"1.14.5", "1.14.6", "2.2.0"};
     return kTested;
+}
+
+std::string foreign_libhdf5() {
+    // The program's own libhdf5 is the first H5open in the global scope; the plugin's references
+    // bind to the libhdf5 it was linked against. They differ when a program linked against another
+    // HDF5 build loads the plugin: Debian's h5dump (libhdf5_serial) with HDF5_DRIVER=mpiio maps
+    // libhdf5_openmpi beside its own, and the library symbol versions (HDF5_MPI_* against
+    // HDF5_SERIAL_*) bind the plugin to that second, never-initialised copy.
+    const void *program_h5open = dlsym(RTLD_DEFAULT, "H5open");
+    const void *own_h5open = reinterpret_cast<const void *>(&H5open);
+    if (program_h5open == nullptr || program_h5open == own_h5open)
+        return {};
+    Dl_info program{}, own{};
+    const bool named = dladdr(program_h5open, &program) != 0 && dladdr(own_h5open, &own) != 0 &&
+                       program.dli_fname != nullptr && own.dli_fname != nullptr;
+    return "the program runs libhdf5 " + std::string(named ? program.dli_fname : "(unknown)") +
+           " but mpiio is linked against " + (named ? own.dli_fname : "another one") +
+           ": one process cannot use two HDF5 libraries (a serial tool cannot load the MPI-IO "
+           "driver; use the plugin with programs linked against the parallel HDF5 it was built for)";
 }
 
 std::string resolve() {
     if (g_ready)
         return {};
+    if (std::string other = foreign_libhdf5(); !other.empty())
+        return other;
     const std::string version = library_version();
     std::string tested;
     bool accepted = false;

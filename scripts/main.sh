@@ -4,8 +4,9 @@
 #
 #   bash scripts/main.sh [options]
 #
-# Per MPI-IO layer -- Open MPI OMPIO, Open MPI ROMIO (--mca io romio321) and, when the project can
-# build against it, MPICH's ROMIO -- it runs, on /dev/shm with 4 ranks (under MPICH one per
+# Per MPI-IO layer -- Open MPI OMPIO, Open MPI ROMIO (--mca io <its ROMIO component, as ompi_info
+# names it: romio321 in Open MPI 4.1>) and, when the project can build against it, MPICH's ROMIO --
+# it runs, on /dev/shm with 4 ranks (under MPICH one per
 # core, see --mpich-ranks):
 #   1. bench/h5bench_vfd: the h5bench-style matrix through mpio, mpiio, raw MPI-IO and mpio again
 #      (the A/A control), alternating in one launch (1 warm-up + 5 counted repetitions per case,
@@ -22,13 +23,20 @@
 # build-mpich-1.14.5). Without MPICH support in scripts/build.sh an existing build-mpich-1.14.5/
 # is used; otherwise the MPICH layer is skipped with a message (an error with --mpi mpich).
 #
+# With --stack S (scripts/stack.sh list) the benchmarks run on that stack: a Debian root stack
+# (trixie-openmpi, sid-mpich, ...) is set up and entered (scripts/stack.sh), built there with
+# scripts/build.sh --stack S, and its family's layers run (Open MPI: OMPIO and, when ompi_info lists
+# one, ROMIO; MPICH: ROMIO); outputs go to build-S/bench-results/, a publishing run to
+# docs/bench/S/<layer>/. h5perf needs a parallel h5perf in the HDF5 prefix (Debian ships none).
+#
 # Expected time on a quiet 2-core machine: 30-45 minutes with the three layers (25-30
 # without MPICH), plus the first build (a few minutes, more when HDF5 is not cached yet).
 #
 # Options:
 #   --layers LIST     subset of ompio,romio,mpich (default: all three; mpich when available)
 #   --mpi M           openmpi (= --layers ompio,romio) | mpich (= --layers mpich)
-#   --io C            one Open MPI component: ompio | romio321 (= --layers ompio | romio)
+#   --io C            one Open MPI component: ompio | romio<N> (= --layers ompio | romio)
+#   --stack S         a stack (scripts/stack.sh list); default: this host's Open MPI and MPICH
 #   --targets         the issue-10 "Done when" runs: cc1d/coll and cs1d/coll at --size large
 #                     (1 Mi particles per rank), 3 time steps, mpio and mpiio only, h5perf
 #                     contig-coll and chunked-coll, and the overhead; OMPIO unless
@@ -70,6 +78,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
+ARGS=("$@") STACK="" STACK_SUITE=bookworm STACK_LAYERS=""
 LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 min_phase_given=0 LABEL="" PUBLISH=auto SETUP=1 TIMEOUT=3600
 MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
 BENCH_ARGS=()
@@ -89,10 +98,11 @@ while (($#)); do
       shaped=1; shift 2 ;;
     --io)
       need "$@"
-      case "$2" in ompio) LAYERS=ompio ;; romio|romio321) LAYERS=romio ;;
-        *) echo "main.sh: --io must be ompio or romio321" >&2; exit 2 ;; esac
+      case "$2" in ompio) LAYERS=ompio ;; romio|romio[0-9]*) LAYERS=romio ;;
+        *) echo "main.sh: --io must be ompio or romio<N> (ompi_info's name)" >&2; exit 2 ;; esac
       shaped=1; shift 2 ;;
     --targets) TARGETS=1; shaped=1; shift ;;
+    --stack) need "$@"; STACK=$2; shift 2 ;;
     --ranks) need "$@"; RANKS=$2; shaped=1; shift 2 ;;
     --mpich-ranks) need "$@"; MPICH_RANKS=$2; shaped=1; shift 2 ;;
     --dir) need "$@"; DIR=$2; shift 2 ;;
@@ -121,10 +131,18 @@ if ((TARGETS)); then
   [ -n "$LAYERS" ] || LAYERS=ompio
   [ -n "$H5PERF_CONFIGS" ] || H5PERF_CONFIGS=contig-coll,chunked-coll
 fi
+if [ -n "$STACK" ]; then
+  read -r STACK_SUITE STACK_FAMILY <<<"$(scripts/stack.sh info "$STACK")"
+  if [ "$STACK_SUITE" != bookworm ] && [ "${MPIIO_VFD_STACK_SUITE:-}" != "$STACK_SUITE" ]; then
+    scripts/setup.sh --stack "$STACK" >/dev/null
+    exec scripts/stack.sh run "$STACK" bash scripts/main.sh "${ARGS[@]}"
+  fi
+  STACK_LAYERS=$([ "$STACK_FAMILY" = mpich ] && echo mpich || echo ompio,romio)
+fi
 BENCH_ARGS+=(--size "$SIZE" --min-phase "$MIN_PHASE")
 [ -n "$LABEL" ] && BENCH_ARGS+=(--label "$LABEL")
 explicit_layers=0
-if [ -n "$LAYERS" ]; then explicit_layers=1; else LAYERS=ompio,romio,mpich; fi
+if [ -n "$LAYERS" ]; then explicit_layers=1; else LAYERS=${STACK_LAYERS:-ompio,romio,mpich}; fi
 IFS=, read -r -a layer_list <<<"$LAYERS"
 for l in "${layer_list[@]}"; do
   case "$l" in ompio|romio|mpich) ;; *) echo "main.sh: unknown layer $l (ompio, romio, mpich)" >&2; exit 2 ;; esac
@@ -139,7 +157,10 @@ has_layer() { [[ ",$LAYERS," == *",$1,"* ]]; }
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 STAMP=$(date +%Y%m%d-%H%M%S)
-OUT="$ROOT/build/bench-results/$STAMP"
+OUT="$ROOT/build/bench-results/$STAMP" PUBLISH_DIR="$ROOT/docs/bench"
+if [ "$STACK_SUITE" != bookworm ]; then
+  OUT="$ROOT/build-$STACK/bench-results/$STAMP" PUBLISH_DIR="$ROOT/docs/bench/$STACK"
+fi
 mkdir -p "$OUT"
 T0=$SECONDS
 log "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) ($CORES cores); outputs in $OUT"
@@ -147,6 +168,10 @@ log "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) ($CORES cores); out
 # ---- builds ------------------------------------------------------------------------------------
 # build_openmpi: sets OMPI_BUILD and OMPI_PREFIX (the stock HDF5 built with Open MPI).
 build_openmpi() {
+  if [ "$STACK_SUITE" != bookworm ]; then
+    OMPI_BUILD="$ROOT/$(scripts/build.sh --stack "$STACK" | tail -n 1)" OMPI_PREFIX=""
+    return
+  fi
   if ((SETUP)); then
     log "scripts/setup.sh"
     OMPI_PREFIX=$(scripts/setup.sh | tail -n 1)
@@ -172,6 +197,10 @@ build_openmpi() {
 # available to this checkout.
 build_mpich() {
   MPICH_BUILD=""
+  if [ "$STACK_SUITE" != bookworm ]; then
+    MPICH_BUILD="$ROOT/$(scripts/build.sh --stack "$STACK" | tail -n 1)" MPICH_PREFIX=""
+    return
+  fi
   if grep -q -- '--mpi' scripts/build.sh; then
     log "scripts/build.sh --mpi mpich"
     local dir
@@ -213,9 +242,16 @@ launcher() {
     for kv in "$@"; do LAUNCH+=(-genv "${kv%%=*}" "${kv#*=}"); done
   else
     LAUNCH=(mpirun -n "$RANKS" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
-            --mca io "$([ "$layer" = romio ] && echo romio321 || echo ompio)")
+            --mca io "$(io_component "$layer")")
     for kv in "$@"; do LAUNCH+=(-x "$kv"); done
   fi
+}
+
+# io_component <ompio|romio>: the Open MPI io component, as the Open MPI build found it
+# (ompi_info's name, in its CMake cache: romio321 in Open MPI 4.1, romio341 in 5.0).
+io_component() {
+  [ "$1" = romio ] || { echo ompio; return; }
+  sed -n 's/^MPIIO_TEST_IO_COMPONENTS:[A-Z]*=//p' "$OMPI_BUILD/CMakeCache.txt" | tr ';' '\n' | grep '^romio' | head -n 1
 }
 
 # remove_work_dir <progress log>: a killed or aborted launch leaves its data files behind.
@@ -268,7 +304,7 @@ run_layer() {
                   --ranks "$([ "$layer" = mpich ] && echo "$MPICH_RANKS" || echo "$RANKS")"
                   --dir "$DIR" --out "$dir/h5perf" --launches "$H5PERF_LAUNCHES"
                   --size "$SIZE")
-      if [ "$layer" = mpich ]; then args+=(--mpi mpich); else args+=(--mpi openmpi --io "$([ "$layer" = romio ] && echo romio321 || echo ompio)"); fi
+      if [ "$layer" = mpich ]; then args+=(--mpi mpich); else args+=(--mpi openmpi --io "$(io_component "$layer")"); fi
       [ -n "$H5PERF_CONFIGS" ] && args+=(--configs "$H5PERF_CONFIGS")
       log "$layer: h5perf, built-in mpio vs the plugin through $shim"
       timeout --foreground --signal=TERM --kill-after=30 "$TIMEOUT" bench/h5perf.sh "${args[@]}" || { log "$layer: h5perf FAILED -- see $dir/h5perf/"; failed=1; }
@@ -303,7 +339,7 @@ embed_readme() {
 }
 
 publish_layer() { # <layer>
-  local src="$OUT/$1" dst="$ROOT/docs/bench/$1"
+  local src="$OUT/$1" dst="$PUBLISH_DIR/$1"
   mkdir -p "$dst"
   local f
   for f in table.md table.txt results.csv results.json runs.csv chart.svg; do
@@ -311,7 +347,7 @@ publish_layer() { # <layer>
   done
   for f in overhead.md overhead.csv; do [ -f "$src/overhead/$f" ] && cp "$src/overhead/$f" "$dst/"; done
   for f in h5perf.md h5perf.csv; do [ -f "$src/h5perf/$f" ] && cp "$src/h5perf/$f" "$dst/"; done
-  log "published $1 to docs/bench/$1/"
+  log "published $1 to ${dst#"$ROOT"/}/"
 }
 
 # ---- run ---------------------------------------------------------------------------------------
@@ -329,6 +365,11 @@ for layer in "${layer_list[@]}"; do
     build=$MPICH_BUILD prefix=$MPICH_PREFIX
   else
     build=$OMPI_BUILD prefix=$OMPI_PREFIX
+    if [ -z "$(io_component "$layer")" ]; then # an Open MPI without ROMIO (Debian's 6.0)
+      log "$layer layer skipped: this Open MPI has no ROMIO io component (ompi_info)"
+      if ((explicit_layers)); then status=1; fi
+      continue
+    fi
   fi
   if run_layer "$layer" "$build" "$prefix"; then
     ran+=("$layer")

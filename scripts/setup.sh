@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# Installs what mpiio-vfd needs on Debian 12 and prints the HDF5 prefix to use.
+# Installs what mpiio-vfd needs on Debian 12 and prints the HDF5 prefix (or root) to use.
 #
 #   scripts/setup.sh [--mpi openmpi|mpich] [--hdf5 1.14.5|1.14.6]
+#   scripts/setup.sh --stack <trixie-openmpi|trixie-mpich|sid-openmpi|sid-mpich>
 #
-# Installs the Debian packages (compilers, CMake, the chosen MPI family), then builds the stock
-# parallel HDF5 release against that MPI into a cache, once per (MPI family, HDF5 version):
+# Installs the Debian packages (compilers, CMake, the chosen MPI family, debootstrap), then builds
+# the stock parallel HDF5 release against that MPI into a cache, once per (MPI family, HDF5
+# version):
 #   Open MPI: $CACHE/hdf5-<version>          MPICH: $CACHE/hdf5-<version>-mpich
-# The last line on stdout is the HDF5 prefix (everything else goes to stderr).
+# With a root stack (scripts/stack.sh), it creates or refreshes that stack's Debian root
+# filesystem instead ($CACHE/roots/<suite>) and prints its path.
+# The last line on stdout is the HDF5 prefix or the root (everything else goes to stderr).
 #
 # Options (environment equivalents in parentheses):
 #   --mpi F          MPI family, openmpi (default) or mpich                      (MPIIO_MPI)
 #   --hdf5 V         HDF5 release, 1.14.5 (default, Debian suite trixie) or 1.14.6 (suite sid)
 #                                                                                (HDF5_VERSION)
+#   --stack S        a stack (scripts/stack.sh list); bookworm-<family> is --mpi <family>
 # Environment:
 #   HDF5_ROOT        an existing parallel HDF5 >= 1.14 install; used as is when it qualifies and is
 #                    linked against the requested MPI family
@@ -24,9 +29,11 @@ set -euo pipefail
 
 MPI_FAMILY=${MPIIO_MPI:-openmpi}
 HDF5_VERSION=${HDF5_VERSION:-1.14.5}
+STACK=""
 while (($#)); do
   case $1 in
     --mpi) MPI_FAMILY=${2:?--mpi needs a value}; shift 2 ;;
+    --stack) STACK=${2:?--stack needs a value}; shift 2 ;;
     --hdf5) HDF5_VERSION=${2:?--hdf5 needs a value}; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "[setup] unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -34,6 +41,10 @@ while (($#)); do
 done
 CACHE=${MPIIO_VFD_CACHE:-/var/cache/mpiio-vfd}
 log() { echo "[setup] $*" >&2; }
+SUITE_OF_STACK=bookworm
+if [ -n "$STACK" ]; then
+  read -r SUITE_OF_STACK MPI_FAMILY <<<"$("$(dirname "$0")"/stack.sh info "$STACK")"
+fi
 
 case "$MPI_FAMILY" in
   openmpi) MPI_PACKAGES=(openmpi-bin libopenmpi-dev); MPICC=mpicc.openmpi; MPICXX=mpicxx.openmpi; SUFFIX="" ;;
@@ -47,8 +58,9 @@ case "$HDF5_VERSION" in
 esac
 
 # ---- Debian packages -------------------------------------------------------
+# (debootstrap and util-linux's unshare make and enter the root stacks' file systems)
 PACKAGES=(build-essential cmake ninja-build pkg-config "${MPI_PACKAGES[@]}"
-          libgtest-dev zlib1g-dev dpkg-dev xz-utils gnuplot-nox iproute2 util-linux)
+          libgtest-dev zlib1g-dev dpkg-dev xz-utils gnuplot-nox iproute2 util-linux debootstrap)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -61,6 +73,11 @@ if ((${#missing[@]})); then
   apt-get update -q >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
 fi
+if [ "$SUITE_OF_STACK" != bookworm ]; then
+  "$(dirname "$0")"/stack.sh setup "$STACK"
+  echo "$CACHE/roots/$SUITE_OF_STACK"; exit 0
+fi
+
 # Debian installs the families side by side; the suffixed wrappers pick one explicitly (the
 # unsuffixed mpicc is whichever family the alternatives system prefers).
 command -v "$MPICC" >/dev/null || { MPICC=mpicc; MPICXX=mpicxx; }

@@ -2,70 +2,96 @@
 # The README's test command and what CI runs: installs what is missing, builds, and runs the tests.
 #
 #   scripts/test.sh                                  the whole CI matrix (below)
-#   scripts/test.sh [--mpi openmpi|mpich] [--hdf5 1.14.5|1.14.6] [ctest args...]
-#                                                    one configuration (default Open MPI + 1.14.5),
-#                                                    e.g. `scripts/test.sh --mpi mpich -L mpi`
+#   scripts/test.sh [--stack S | --mpi openmpi|mpich] [--hdf5 1.14.5|1.14.6] [ctest args...]
+#                                                    one configuration (default Open MPI + 1.14.5 on
+#                                                    this host), e.g. `scripts/test.sh --mpi mpich
+#                                                    -L mpi` or `scripts/test.sh --stack sid-openmpi
+#                                                    -L unit`
 #
-# One configuration = scripts/build.sh for that (MPI family, HDF5 version), plus the mpiio plugin of
-# the other MPI family (the plugin.foreign_mpi tests load it), then ctest: unit, plugin, mpi (1-4
-# ranks under every MPI-IO layer), errors, chunkio, selection_io, install, shim, multihost (ranks on
-# two simulated hosts; skipped, saying why, where network namespaces are not allowed) and HDF5's
-# testpar conformance comparison.
+# One configuration = scripts/build.sh for that stack (scripts/stack.sh list: bookworm-openmpi and
+# bookworm-mpich on this host with --hdf5, or a Debian root stack such as trixie-openmpi, which
+# runs inside its root), plus the mpiio plugin of the other MPI family (the plugin.foreign_mpi tests
+# load it), then ctest: unit, plugin, mpi (1-4 ranks under every MPI-IO layer the MPI has), errors,
+# chunkio, selection_io, install, shim, multihost (ranks on two simulated hosts; skipped, saying
+# why, where network namespaces are not allowed) and HDF5's testpar conformance comparison.
 #
 # The CI matrix is a list of stages (STAGES below; add one with a line). Every stage runs even when
 # an earlier one failed; the script prints each stage's wall time and result at the end and fails
-# if any stage failed:
-#   openmpi-1.14.5   every test, Open MPI 4.1 (OMPIO and ROMIO)
-#   mpich-1.14.5     every test, MPICH 4.0 (ROMIO)
-#   openmpi-1.14.6   HDF5 1.14.6 with Open MPI: every suite, MPI suites on 2 and 4 ranks
-#   mpich-1.14.6     HDF5 1.14.6 with MPICH: data-path, error and chunk suites on 2 ranks
-#   forced-routes    Open MPI + 1.14.5 MPI, chunk and selection I/O suites with collective_route
-#                    forced to collective, then to independent
+# if any stage failed. The whole matrix has to finish within 75 minutes on a 2-core machine from a
+# clean cache (four stock HDF5 builds and two root filesystems included), so each stage runs what
+# only it can show (the comment above each stage function says why):
+#   openmpi-1.14.5   every test, Open MPI 4.1 (OMPIO and ROMIO), stock HDF5 1.14.5
+#   mpich-1.14.5     every test, MPICH 4.0 (ROMIO), the MPI suites on 1-2 ranks
+#   openmpi-1.14.6   stock HDF5 1.14.6 with Open MPI: data-path suites and conformance, 2 and 4 ranks
+#   mpich-1.14.6     stock HDF5 1.14.6 with MPICH: data-path suites on 2 ranks
+#   forced-routes    Open MPI + 1.14.5 MPI suites with collective_route forced both ways
+#   trixie-openmpi   Debian 13: Open MPI 5.0 (OMPIO, romio341), HDF5 1.14.5; data-path suites, 1-4 ranks
+#   trixie-mpich     Debian 13: MPICH 4.2, HDF5 1.14.5; data-path suites, 1-4 ranks
+#   sid-openmpi      Debian unstable: Open MPI 6.0 (OMPIO), HDF5 2.2.0; data-path suites, 1-4 ranks
+#   sid-mpich        Debian unstable: MPICH 5.0, HDF5 2.2.0; data-path suites, 1-4 ranks
 #   sanitize         scripts/sanitize.sh (AddressSanitizer/UBSan build), when that script exists
+# (data-path suites: unit, plugin, mpi, errors, chunkio, selection_io.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# run_config <mpi> <hdf5> [ctest args...]: build one configuration and run ctest in it.
+# run_config <stack> <hdf5> [ctest args...]: build one configuration and run ctest in it (<hdf5>
+# picks the host stacks' stock build; a root stack has its distribution's). A root stack's run
+# happens inside its root, entered from here.
 run_config() {
-  local mpi=$1 hdf5=$2 other build
+  local stack=$1 hdf5=$2 suite family other build hdf5_args=()
   shift 2
-  other=$([ "$mpi" = openmpi ] && echo mpich || echo openmpi)
   # (explicit "|| return": stages run inside "if", where set -e does not apply)
-  build=$(scripts/build.sh --mpi "$mpi" --hdf5 "$hdf5" | tail -n 1) && [ -n "$build" ] || return 1
+  read -r suite family <<<"$(scripts/stack.sh info "$stack")" && [ -n "$family" ] || return 1
+  if [ "$suite" != bookworm ] && [ "${MPIIO_VFD_STACK_SUITE:-}" != "$suite" ]; then
+    scripts/setup.sh --stack "$stack" >/dev/null || return 1
+    scripts/stack.sh run "$stack" bash scripts/test.sh --stack "$stack" "$@"
+    return
+  fi
+  [ "$suite" != bookworm ] || hdf5_args=(--hdf5 "$hdf5")
+  other=$([ "$family" = openmpi ] && echo mpich || echo openmpi)
+  build=$(scripts/build.sh --stack "$stack" "${hdf5_args[@]}" | tail -n 1) && [ -n "$build" ] || return 1
   # The foreign-MPI tests load the other family's plugin into this build's HDF5.
-  scripts/build.sh --mpi "$other" --hdf5 "$hdf5" --target h5fd_mpiio >/dev/null || return 1
-  echo "[test] ctest in $build ($mpi, HDF5 $hdf5) $*" >&2
+  scripts/build.sh --stack "$suite-$other" "${hdf5_args[@]}" --target h5fd_mpiio >/dev/null || return 1
+  echo "[test] ctest in $build ($stack${hdf5_args[*]:+, HDF5 $hdf5}) $*" >&2
   # MPI suites oversubscribe 2 cores with 4 ranks; they run one at a time (RUN_SERIAL).
   ctest --test-dir "$build" --output-on-failure --timeout 1800 "$@"
 }
 
 # One configuration: everything after the options goes to ctest.
 if (($#)); then
-  mpi=${MPIIO_MPI:-openmpi} hdf5=${HDF5_VERSION:-1.14.5}
+  stack=${MPIIO_STACK:-} mpi=${MPIIO_MPI:-openmpi} hdf5=${HDF5_VERSION:-1.14.5}
   while (($#)); do
     case $1 in
+      --stack) stack=${2:?--stack needs a value}; shift 2 ;;
       --mpi) mpi=${2:?--mpi needs a value}; shift 2 ;;
       --hdf5) hdf5=${2:?--hdf5 needs a value}; shift 2 ;;
       -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
       *) break ;;
     esac
   done
-  run_config "$mpi" "$hdf5" "$@"
+  run_config "${stack:-bookworm-$mpi}" "$hdf5" "$@"
   exit
 fi
 
 # ---- the CI matrix -------------------------------------------------------------------------
 # Each stage is "<name>|<function>"; add a stage with a function and a line.
-ci_openmpi_1145() { run_config openmpi 1.14.5; }
-# (hydra-ucx: the two-host tests under MPICH, kept out of CI: test/multihost/CMakeLists.txt says why)
-ci_mpich_1145() { run_config mpich 1.14.5 -LE hydra-ucx; }
-# HDF5 1.14.6 with Open MPI (CI time budget, see the README): every suite, the MPI suites at 2 and 4
-# ranks only.
-ci_openmpi_1146() { run_config openmpi 1.14.6 -E '[.]np[13][.]'; }
-# MPICH + 1.14.6 (CI time: oversubscribed MPICH ranks busy-poll, so its 3- and 4-rank runs take
-# minutes): the data-path, error and chunk suites on 2 ranks, one per core; no conformance.
-ci_mpich_1146() { run_config mpich 1.14.6 -L '^(unit|plugin|mpi|errors|chunkio|selection_io)$' -E '[.]np[134][.]'; }
+# The data-path suites every stack runs: what a new MPI or HDF5 changes under the plugin.
+DATA_SUITES='^(unit|plugin|mpi|errors|chunkio|selection_io)$'
+# The reference stage: every suite, Open MPI 4.1 (OMPIO and ROMIO), stock HDF5 1.14.5.
+ci_openmpi_1145() { run_config bookworm-openmpi 1.14.5; }
+# MPICH 4.0: every suite (hydra-ucx, the two-host tests under MPICH, stays out of CI:
+# test/multihost/CMakeLists.txt says why), the MPI-launched suites on 1 and 2 ranks. MPICH 4.0's
+# oversubscribed ranks spin out their time slices (it has no MPIR_CVAR_ENABLE_HEAVY_YIELD): its 3-
+# and 4-rank runs took most of this stage's 810 s; MPICH on 3-4 ranks is covered by trixie-mpich
+# and sid-mpich, whose MPICH yields.
+ci_mpich_1145() { run_config bookworm-mpich 1.14.5 -LE hydra-ucx -E '[.]np[34]([.]|$)'; }
+# HDF5 1.14.6 with Open MPI: what the release can change, the data-path suites and HDF5's own
+# testpar comparison, on 2 and 4 ranks. Packaging, tools, crash, soak and two-host tests exercise
+# the same code on 1.14.5.
+ci_openmpi_1146() { run_config bookworm-openmpi 1.14.6 -L '^(unit|plugin|mpi|errors|chunkio|selection_io|conformance)$' -E '[.]np[13][.]'; }
+# MPICH 4.0 + 1.14.6: the data-path suites on 2 ranks, one per core.
+ci_mpich_1146() { run_config bookworm-mpich 1.14.6 -L "$DATA_SUITES" -E '[.]np[134][.]'; }
 # The route of collective transfers forced both ways (ARCHITECTURE.md D12): every MPI-launched
 # suite but the error tests (mpi, chunkio, selection_io...), 1-4 ranks under OMPIO and ROMIO, with
 # every file's configuration ending in collective_route=collective, then =independent
@@ -74,11 +100,28 @@ ci_mpich_1146() { run_config mpich 1.14.6 -L '^(unit|plugin|mpi|errors|chunkio|s
 ci_forced_routes() {
   local policy failed=0
   for policy in collective independent; do # both run, whatever the first gives
-    MPIIO_TEST_CONFIG="collective_route=$policy" run_config openmpi 1.14.5 -L '^mpi$' -LE errors || failed=1
+    MPIIO_TEST_CONFIG="collective_route=$policy" run_config bookworm-openmpi 1.14.5 -L '^mpi$' -LE errors || failed=1
   done
   return $failed
 }
 ci_sanitize() { bash scripts/sanitize.sh; }
+# The distribution-built stacks (docs/stacks.md), each in its Debian root: the data-path suites,
+# 1-4 ranks, under every MPI-IO layer the MPI has. The first stage of a suite creates its root.
+# Debian 13, Open MPI 5.0 (OMPIO, romio341) and HDF5 1.14.5. Not run: mpi.view_writes under
+# romio341, which fails (a rank's bytes overwritten, 2-4 ranks): Open MPI 5.0.7's romio341 drops the
+# info given to MPI_File_open (MPI_File_get_info shows romio_ds_write=automatic after opening with
+# disable), so the view writer's own handle sieves its writes (docs/stacks.md, known failures).
+ci_trixie_openmpi() {
+  echo "[test] trixie-openmpi: mpi.view_writes.*.romio341 not run: Open MPI 5.0.7's romio341 ignores" \
+       "MPI_File_open's hints, the view writer's data sieving overwrites other ranks (docs/stacks.md)" >&2
+  run_config trixie-openmpi "" -L "$DATA_SUITES" -E '^mpi[.]view_writes[.]np[0-9][.]romio341$'
+}
+# Debian 13, MPICH 4.2 (its ROMIO) and HDF5 1.14.5.
+ci_trixie_mpich() { run_config trixie-mpich "" -L "$DATA_SUITES"; }
+# Debian unstable, Open MPI 6.0 (OMPIO: Debian's build has no ROMIO component) and HDF5 2.2.0.
+ci_sid_openmpi() { run_config sid-openmpi "" -L "$DATA_SUITES"; }
+# Debian unstable, MPICH 5.0 (its ROMIO: HDF5 2.2 under ROMIO) and HDF5 2.2.0.
+ci_sid_mpich() { run_config sid-mpich "" -L "$DATA_SUITES"; }
 
 STAGES=(
   "openmpi-1.14.5|ci_openmpi_1145"
@@ -86,6 +129,10 @@ STAGES=(
   "openmpi-1.14.6|ci_openmpi_1146"
   "mpich-1.14.6|ci_mpich_1146"
   "forced-routes|ci_forced_routes"
+  "trixie-openmpi|ci_trixie_openmpi"
+  "trixie-mpich|ci_trixie_mpich"
+  "sid-openmpi|ci_sid_openmpi"
+  "sid-mpich|ci_sid_mpich"
 )
 [ -f scripts/sanitize.sh ] && STAGES+=("sanitize|ci_sanitize")
 

@@ -10,7 +10,8 @@
 #   crash_test.sh <mpiexec> <crash_writer> <crash_check> <h5dump> <h5clear> <report dir> [--full]
 #
 # Default: Open MPI's OMPIO, both file formats (default and latest), every kill point.
-# --full:  also ROMIO (--mca io romio321).
+# --full:  every io component the build found (MPIIO_TEST_IO_COMPONENTS from ompi_info: ROMIO is
+#          romio321 in Open MPI 4.1, romio341 in 5.0).
 set -euo pipefail
 mpiexec=$1 writer=$2 checker=$3 h5dump=$4 h5clear=$5 report_dir=$6
 dir=${MPIIO_TEST_DIR:-/dev/shm}/mpiio-tests/crash
@@ -19,7 +20,7 @@ dir=${MPIIO_TEST_DIR:-/dev/shm}/mpiio-tests/crash
 family=${MPIIO_TEST_MPI_FAMILY:-openmpi}
 if [ "$family" = openmpi ]; then
   ios=(ompio)
-  [ "${7:-}" = --full ] && ios=(ompio romio321)
+  [ "${7:-}" = --full ] && read -ra ios <<<"${MPIIO_TEST_IO_COMPONENTS:?}"
 else
   ios=(romio)
 fi

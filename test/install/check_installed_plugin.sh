@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# usage: check_installed_plugin.sh <build dir> <hdf5 prefix> <external_app.c>
-# Launches with $MPIIO_TEST_MPIEXEC $MPIIO_TEST_MPIEXEC_FLAGS and compiles with $MPIIO_TEST_MPICC
-# when HDF5 has no h5pcc (all set by ctest for the build's MPI family).
+# usage: check_installed_plugin.sh <build dir> <external_app.c>
+# Launches with $MPIIO_TEST_MPIEXEC $MPIIO_TEST_MPIEXEC_FLAGS; compiles with HDF5's wrapper
+# $MPIIO_TEST_H5PCC (a stock prefix's bin/h5pcc, Debian's h5pcc.<family>), else with
+# $MPIIO_TEST_MPICC against $MPIIO_TEST_HDF5_INCLUDE and $MPIIO_TEST_HDF5_LIBRARY; reads with
+# $MPIIO_TEST_H5DIFF and $MPIIO_TEST_H5DUMP (all set by ctest for the build's HDF5 and MPI).
 set -euo pipefail
-build=$1 hdf5=$2 app_src=$3
+build=$1 app_src=$2
 read -ra mpiexec <<<"${MPIIO_TEST_MPIEXEC:-mpiexec} ${MPIIO_TEST_MPIEXEC_FLAGS:-}"
 work=$(mktemp -d /dev/shm/mpiio-install-check.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -31,8 +33,13 @@ plugin_dir=$(cat "$work/consumer/build/plugin_dir.txt")
 [ -f "$plugin_dir/libh5fd_mpiio.so" ] || { echo "FAIL: relocated CMake package points at $plugin_dir"; exit 1; }
 
 # Build the external application with HDF5's own compiler wrapper, nothing from this project.
-"$hdf5/bin/h5pcc" -Wl,-rpath,"$hdf5/lib" -o "$work/external_app" "$app_src" >/dev/null 2>&1 || \
-  "${MPIIO_TEST_MPICC:-mpicc}" -o "$work/external_app" "$app_src" -I"$hdf5/include" -L"$hdf5/lib" -Wl,-rpath,"$hdf5/lib" -lhdf5
+libdir=$(dirname "${MPIIO_TEST_HDF5_LIBRARY:?}")
+if [ -n "${MPIIO_TEST_H5PCC:-}" ]; then
+  "$MPIIO_TEST_H5PCC" -Wl,-rpath,"$libdir" -o "$work/external_app" "$app_src" >/dev/null
+else
+  "${MPIIO_TEST_MPICC:-mpicc}" -o "$work/external_app" "$app_src" -I"${MPIIO_TEST_HDF5_INCLUDE:?}" \
+    "$MPIIO_TEST_HDF5_LIBRARY" -Wl,-rpath,"$libdir"
+fi
 
 run() { # driver file
   HDF5_PLUGIN_PATH=$plugin_dir HDF5_DRIVER=$1 \
@@ -40,7 +47,7 @@ run() { # driver file
 }
 run mpio "$work/builtin.h5"
 run mpiio "$work/plugin.h5"
-"$hdf5/bin/h5diff" "$work/builtin.h5" "$work/plugin.h5"
-dump=$("$hdf5/bin/h5dump" -d /chunked_collective -s 0,0 -c 1,2 "$work/plugin.h5")
+"${MPIIO_TEST_H5DIFF:?}" "$work/builtin.h5" "$work/plugin.h5"
+dump=$("${MPIIO_TEST_H5DUMP:?}" -d /chunked_collective -s 0,0 -c 1,2 "$work/plugin.h5")
 grep -q '(0,0): 3000000, 3000001' <<<"$dump" || { echo "FAIL: h5dump shows"; echo "$dump"; exit 1; }
 echo "installed plugin: external app on 4 ranks matches the built-in driver; h5dump reads the file"

@@ -5,13 +5,15 @@
 //
 //   foreign_mpi_probe by_name <file name>   H5Pset_driver_by_name("mpiio") must fail with the error
 //   foreign_mpi_probe env <file name>       with HDF5_DRIVER=mpiio: the library's initialisation
-//                                           (H5open) must fail with the error, and H5Fcreate with
-//                                           the default FAPL must fail
+//                                           (H5open) must fail with the error, and (HDF5 1.x)
+//                                           H5Fcreate with the default FAPL must fail
 // <file name> goes under ${MPIIO_TEST_DIR:-/dev/shm}/mpiio-tests/.
 //
 // (With HDF5_DRIVER naming a plugin that refuses to load, HDF5 1.14 still lets H5Fcreate create
 // an empty file through its default driver before failing; that is the library's doing, the plugin
-// is never entered, so it is not checked here.)
+// is never entered, so it is not checked here. HDF5 2.2.0 crashes in that H5Fcreate, inside
+// H5VL_file_create, after any failed initialisation: HDF5_DRIVER=no-such-driver, no plugin
+// involved, does the same; so on 2.x the probe stops after H5open and says so.)
 //
 // Prints what it saw; exits 0 when every expectation holds, 1 otherwise.
 #include <hdf5.h>
@@ -85,11 +87,17 @@ int main(int argc, char **argv) {
         const herr_t init = H5open();
         expect(init < 0, "H5open (loads HDF5_DRIVER=mpiio) fails");
         expect_refusal_named(error_stack_text());
+#if H5_VERS_MAJOR < 2
         hid_t f = H5I_INVALID_HID;
         H5E_BEGIN_TRY { f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT); }
         H5E_END_TRY
         expect(f < 0, "H5Fcreate with HDF5_DRIVER=mpiio fails");
         unlink(file.c_str());
+#else
+        std::printf("not checked: H5Fcreate after the failed initialisation (HDF5 %d.%d crashes there "
+                    "with any HDF5_DRIVER it cannot load, no-such-driver included)\n",
+                    H5_VERS_MAJOR, H5_VERS_MINOR);
+#endif
     } else {
         std::fprintf(stderr, "unknown mode '%s'\n", mode.c_str());
         MPI_Finalize();

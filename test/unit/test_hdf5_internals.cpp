@@ -14,7 +14,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <regex>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -30,6 +35,27 @@ TEST(Hdf5Internals, VersionStringIsReadAndAccepted) {
     const auto accepted = internals::accepted_versions();
     EXPECT_NE(std::find(accepted.begin(), accepted.end(), expected), accepted.end())
         << "HDF5 " << expected << " is not among the releases the driver accepts";
+}
+
+// Item 2: h5plugin.json advertises exactly the releases the driver accepts, in the same order
+// (FindParallelHDF5.cmake warns at configure time from the JSON list).
+TEST(Hdf5Internals, PluginJsonListsTheAcceptedVersions) {
+    const char *path = std::getenv("MPIIO_TEST_PLUGIN_JSON");
+    ASSERT_NE(path, nullptr) << "MPIIO_TEST_PLUGIN_JSON is not set (run through ctest)";
+    std::ifstream in(path);
+    const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::smatch list;
+    ASSERT_TRUE(std::regex_search(json, list, std::regex(R"("hdf5_versions"\s*:\s*\[([^\]]*)\])")))
+        << path << " has no hdf5_versions list";
+    std::vector<std::string> listed;
+    const std::string items = list[1].str();
+    const std::regex quoted("\"([^\"]+)\"");
+    for (auto it = std::sregex_iterator(items.begin(), items.end(), quoted); it != std::sregex_iterator();
+         ++it)
+        listed.push_back((*it)[1].str());
+    const auto accepted = internals::accepted_versions();
+    EXPECT_EQ(listed, std::vector<std::string>(accepted.begin(), accepted.end()))
+        << "h5plugin.json's hdf5_versions differ from hdf5_internals::accepted_versions()";
 }
 
 // Item 1: every context getter is exported by the running library.

@@ -257,15 +257,22 @@ int calibrated_timesteps(const Options &opt, const CaseSel &sel, const std::stri
     return chosen;
 }
 
-// Collective. Builds the case and its buffers (untimed; its buffers go before the larger case's
-// are made), then runs warm-up + counted rounds: in each round every driver writes the whole file
-// and reads it back, the order of the drivers rotating from round to round. Rank 0 prints one
-// progress line per round, prefixed with `tag`. `check_files`: the first round's file checks.
-CaseResult run_case(const Options &opt, const CaseSel &sel, const std::string &work, const std::string &tag,
-                    bool check_files) {
+// Collective. Builds the case and its buffers (untimed; the calibration's buffers go before the
+// larger case's are made), then runs warm-up + counted rounds: in each round every driver writes
+// the whole file and reads it back, the order of the drivers rotating from round to round. Rank 0
+// prints one progress line per round, prefixed with `tag`. `rerun_steps` > 0: a rerun at the
+// first measurement's time steps, without the first round's file checks.
+CaseResult run_case(const Options &options, const CaseSel &sel, const std::string &work,
+                    const std::string &tag, int rerun_steps = 0) {
     const double t0 = MPI_Wtime();
+    const bool check_files = rerun_steps == 0;
     set_context(sel.pattern + "/" + sel.mode.name() + " setup");
-    const int timesteps = opt.min_phase_s > 0 ? calibrated_timesteps(opt, sel, work) : opt.timesteps;
+    Options opt = options;
+    if (const int most = find_pattern(sel.pattern)->max_timesteps; most > 0)
+        opt.timesteps = std::min(opt.timesteps, most);
+    const int timesteps = rerun_steps > 0       ? rerun_steps
+                          : opt.min_phase_s > 0 ? calibrated_timesteps(opt, sel, work)
+                                                : opt.timesteps;
     CaseRun run(opt, sel, work, timesteps);
     CaseResult res = describe(run.c);
     const size_t nd = opt.drivers.size();
@@ -315,7 +322,7 @@ std::vector<CaseResult> run_matrix(const Options &opt, const std::string &work) 
         char tag[96];
         std::snprintf(tag, sizeof tag, "[%2zu/%zu %-17s]", i + 1, opt.cases.size(),
                       (opt.cases[i].pattern + "/" + opt.cases[i].mode.name()).c_str());
-        results.push_back(run_case(opt, opt.cases[i], work, tag, true));
+        results.push_back(run_case(opt, opt.cases[i], work, tag));
         if (failed_anywhere(results.back()) && opt.stop_on_failure)
             return results;
     }
@@ -330,13 +337,11 @@ std::vector<CaseResult> run_matrix(const Options &opt, const std::string &work) 
             continue;
         Options again = opt;
         again.reps = opt.confirm_reps;
-        again.min_phase_s = 0;
-        again.timesteps = r.timesteps;
         const std::string tag = "[rerun " + r.id + " (" +
                                 (r.flagged('w') ? "write " + r.parity('w').verdict : "") +
                                 (r.flagged('w') && r.flagged('r') ? ", " : "") +
                                 (r.flagged('r') ? "read " + r.parity('r').verdict : "") + ")]";
-        r.confirmation.push_back(run_case(again, opt.cases[i], work, tag, false));
+        r.confirmation.push_back(run_case(again, opt.cases[i], work, tag, r.timesteps));
         r.failures.insert(r.failures.end(), r.confirmation[0].failures.begin(),
                           r.confirmation[0].failures.end());
         if (failed_anywhere(r) && opt.stop_on_failure)

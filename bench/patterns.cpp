@@ -342,6 +342,28 @@ void build_metadata(CaseSpec &c, const PatternDims &D, uint64_t R, uint64_t P) {
     c.raw_note = "raw writes only the dataset bytes: no groups, datasets or attributes";
 }
 
+// Issue 26's case: one int dataset, a band of mc_band rows per rank in small chunks (medium: 16 x
+// 16, 16,384 chunks per rank, each rank's chunks in its own band of the file).
+void build_manychunks2d(CaseSpec &c, const PatternDims &D, uint64_t R, uint64_t P) {
+    const std::vector<uint64_t> blk = {D.mc_band[0], D.mc_band[1]};
+    const uint64_t n = prod(blk);
+    DsetSpec d;
+    d.name = kFieldNames[kId1];
+    d.field = kId1;
+    d.dims = {blk[0] * P, blk[1]};
+    d.chunk = {D.mc_chunk[0], D.mc_chunk[1]};
+    c.dsets.push_back(d);
+    c.arrays.push_back({4, n});
+    Access a;
+    a.field = kId1;
+    a.count = n;
+    a.mem_dims = blk;
+    a.slabs = {block_slab({blk[0] * R, 0}, blk)};
+    a.runs = {ElemRun{n * R, 0, n}};
+    c.accesses.push_back(a);
+    c.raw_note = "raw stores the same chunks back to back, chunk-major";
+}
+
 } // namespace
 
 uint64_t DsetSpec::nelems() const {
@@ -397,6 +419,8 @@ const std::vector<PatternInfo> &pattern_table() {
          build_deflate2d},
         {"smallchunks", "cc2d with many small chunks (1 KiB small, 4 KiB large)", "coll,ind",
          "coll,ind,cd,cm", true, build_smallchunks},
+        {"manychunks2d", "issue 26: one 2D int dataset, 1024 x 4096 per rank in 16 x 16 chunks (65,536 at 4 "
+         "ranks), one time step", "coll,ind", "coll,ind,cd,cm", true, build_manychunks2d, 1},
         {"irregular", "2D union of random rectangles (irregular hyperslab)", "coll,ind", "coll,ind,cd,cm",
          true, build_irregular},
         {"points", "1D point selection: 1/8 (large: 1/128) of the elements, scattered over all ranks",

@@ -100,6 +100,7 @@ struct PatternInfo {
     const char *allowed_modes; // comma list
     bool in_default;
     CaseBuilder build;
+    int max_timesteps = 0; // > 0: at most this many time steps before --min-phase raises them
 };
 const std::vector<PatternInfo> &pattern_table();
 const PatternInfo *find_pattern(const std::string &name);

@@ -59,15 +59,14 @@ public:
 
 private:
     hid_t fapl(Driver d, bool for_write) const;
-    PhaseTimes read_file(hid_t fapl, hid_t dxpl, Driver d, const std::string &path, Buffers &buf,
-                         Probe *probe, DriverStats *stats);
+    PhaseTimes phase(bool write, hid_t fapl, hid_t dxpl, Driver d, const std::string &path, Buffers &buf,
+                     Probe *probe, DriverStats *stats);
     const CaseSpec &c_;
     std::string config_;
     std::vector<hid_t> ftypes_, fspaces_, dcpls_; // per dataset
     std::vector<hid_t> mtypes_, mspaces_, sels_;  // per access
     hid_t gcpl_ = -1, dxpl_ = -1, attr_space_ = -1, particle_ = -1;
     std::vector<hid_t> members_; // 1-member compound per field
-    std::vector<int32_t> attr_read_;
     uint64_t attr_mismatches_ = 0;
 };
 

@@ -1,4 +1,4 @@
-// Unit test of stats.cpp (ctest unit.bench_stats): midranks, the exact rank-sum distribution
+// Unit test of bench/stats.cpp (ctest unit.bench_stats): midranks, the exact rank-sum distribution
 // against brute-force enumeration, p-values known from tables, and the parity verdicts.
 #include "stats.hpp"
 

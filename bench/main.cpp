@@ -360,17 +360,12 @@ int main(int argc, char **argv) {
         return exit_code;
     const double t0 = MPI_Wtime();
     set_context("startup");
-    RunInfo info;
+    RunInfo info; // the environment, and the options that shape the run
     collect_environment(info);
-    info.plugin_config = opt.plugin_config;
-    info.size = size_name(opt.size);
-    info.dir = opt.dir;
-    info.label = opt.label;
-    info.timesteps = opt.timesteps;
+    info.size = size_name(opt.size), info.dir = opt.dir, info.label = opt.label,
     info.min_phase_s = opt.min_phase_s;
-    info.reps = opt.reps;
-    info.warmup = opt.warmup;
-    info.confirm_reps = opt.confirm_reps;
+    info.timesteps = opt.timesteps, info.reps = opt.reps, info.warmup = opt.warmup;
+    info.plugin_config = opt.plugin_config, info.confirm_reps = opt.confirm_reps;
     if (std::find(opt.drivers.begin(), opt.drivers.end(), Driver::Mpiio) != opt.drivers.end())
         check_plugin_loads(opt.plugin_config);
     const std::string work = create_work_dir(opt.dir, opt.out);

@@ -13,9 +13,11 @@
 #   2. bench/h5bench_vfd_overhead: microseconds per tiny H5Dwrite/H5Dread call (8 bytes per
 #      rank), collective and independent, and per H5Fopen + H5Fclose pair;
 #   3. bench/h5perf.sh: HDF5's h5perf through mpio and, via the redirect shim, through mpiio.
-# Every output stays in build/bench-results/<time>/<layer>/. A default run (no option that shapes
-# the benchmark) that passes all checks publishes to docs/bench/<layer>/ and refreshes the
-# tables the README embeds between its <!-- bench:... --> markers.
+# Every output stays in build/bench-results/<time>/<layer>/: a run changes nothing else in the
+# checkout (`git status` stays clean) unless --publish is given. With --publish, each layer that
+# passes all checks is copied to docs/bench/<layer>/, and the index in docs/bench/README.md and
+# the tables the README embeds between its <!-- bench:<layer>/<file> --> markers are refreshed
+# (a missing marker is reported and skipped).
 #
 # Builds: Open MPI into build/ (scripts/setup.sh, then only the benchmark's targets); MPICH with
 # `scripts/build.sh --mpi mpich` (its last stdout line is the build directory, e.g.
@@ -58,8 +60,8 @@
 #   --h5perf-only     only h5perf (= --no-matrix --no-overhead)
 #   --h5perf-configs LIST  h5perf configurations (bench/h5perf.sh --configs; default all)
 #   --h5perf-launches N    launch pairs per h5perf configuration (default 5)
-#   --publish         publish to docs/bench/ even for a shaped run
-#   --no-publish      never touch docs/bench/ or the README
+#   --publish         publish a passing run to docs/bench/ and the README's marked tables
+#   --no-publish      accepted for compatibility: not publishing is the default
 #   --no-setup        skip scripts/setup.sh for Open MPI (needs HDF5_ROOT)
 #   --timeout S       kill a hung benchmark launch after S seconds (default 3600)
 # Exit status: non-zero when a build step fails, when a benchmark reports a failure (wrong data
@@ -70,7 +72,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 min_phase_given=0 LABEL="" PUBLISH=auto SETUP=1 TIMEOUT=3600
+LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 min_phase_given=0 LABEL="" PUBLISH=no SETUP=1 TIMEOUT=3600
 MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
 BENCH_ARGS=()
 shaped=0 size_given=0
@@ -129,8 +131,8 @@ IFS=, read -r -a layer_list <<<"$LAYERS"
 for l in "${layer_list[@]}"; do
   case "$l" in ompio|romio|mpich) ;; *) echo "main.sh: unknown layer $l (ompio, romio, mpich)" >&2; exit 2 ;; esac
 done
-if [ "$PUBLISH" = auto ]; then
-  if ((shaped)); then PUBLISH=no; else PUBLISH=yes; fi
+if [ "$PUBLISH" = yes ] && ((shaped)); then
+  echo "[main] note: --publish with options that shape the benchmark: docs/bench/ will show this run" >&2
 fi
 CORES=$(getconf _NPROCESSORS_ONLN)
 [ -n "$MPICH_RANKS" ] || MPICH_RANKS=$((CORES < RANKS ? CORES : RANKS))
@@ -280,12 +282,13 @@ run_layer() {
 }
 
 # ---- publish -----------------------------------------------------------------------------------
-# embed_readme: replaces the text between "<!-- bench:X -->" and "<!-- /bench:X -->" in README.md
-# with docs/bench/X, for every X that exists.
-embed_readme() {
-  local tmp
+# embed_marked <file> <dir>: replaces the text between "<!-- bench:X -->" and "<!-- /bench:X -->"
+# in <file> with <dir>/X, for every X that exists there; reports the X that have no marker.
+embed_marked() {
+  local file=$1 dir=$2 tmp key
+  if [ ! -f "$file" ]; then log "${file#"$ROOT"/} not found: nothing embedded"; return 0; fi
   tmp=$(mktemp)
-  awk -v docs="$ROOT/docs/bench" '
+  awk -v docs="$dir" '
     match($0, /^<!-- bench:[^ ]+ -->$/) {
       key = substr($0, 12, length($0) - 15); file = docs "/" key
       print
@@ -297,9 +300,40 @@ embed_readme() {
     }
     skipping != "" && $0 == "<!-- /bench:" skipping " -->" { skipping = ""; print; next }
     skipping == "" { print }
-  ' README.md >"$tmp"
-  cat "$tmp" >README.md
+  ' "$file" >"$tmp"
+  cat "$tmp" >"$file"
   rm -f "$tmp"
+  for key in "${@:3}"; do
+    grep -qxF "<!-- bench:$key -->" "$file" || log "${file#"$ROOT"/}: no <!-- bench:$key --> marker, not embedded"
+  done
+}
+
+embed_readme() { # the README's tables of the layers published now
+  local keys=() l f
+  for l in "$@"; do
+    for f in table.md overhead.md h5perf.md; do [ -f "$ROOT/docs/bench/$l/$f" ] && keys+=("$l/$f"); done
+  done
+  embed_marked "$ROOT/README.md" "$ROOT/docs/bench" "${keys[@]}"
+}
+
+# publish_index: the table of published layers in docs/bench/README.md (between
+# <!-- bench:index.md --> and <!-- /bench:index.md -->): when each was measured, its files.
+publish_index() {
+  local tmp l json started load
+  tmp=$(mktemp -d)
+  {
+    echo "| layer | measured | load average at start | files |"
+    echo "|---|---|---|---|"
+    for l in ompio romio mpich; do
+      json="$ROOT/docs/bench/$l/results.json"
+      [ -f "$json" ] || continue
+      started=$(sed -n 's/.*"started": "\([^"]*\)".*/\1/p' "$json" | head -n 1)
+      load=$(sed -n 's/.*"loadavg_start": "\([^"]*\)".*/\1/p' "$json" | head -n 1)
+      echo "| \`$l/\` | ${started:-?} | ${load:-?} | [table]($l/table.md), [chart]($l/chart.svg), [results.csv]($l/results.csv), [runs.csv]($l/runs.csv), [results.json]($l/results.json), [overhead]($l/overhead.md), [h5perf]($l/h5perf.md) |"
+    done
+  } >"$tmp/index.md"
+  embed_marked "$ROOT/docs/bench/README.md" "$tmp" index.md
+  rm -rf "$tmp"
 }
 
 publish_layer() { # <layer>
@@ -339,8 +373,11 @@ for layer in "${layer_list[@]}"; do
   fi
 done
 if [ "$PUBLISH" = yes ] && ((${#ran[@]})); then
-  embed_readme
-  log "README.md: embedded tables refreshed"
+  publish_index
+  embed_readme "${ran[@]}"
+  log "docs/bench/README.md index and README.md's marked tables refreshed"
+elif ((${#ran[@]})); then
+  log "not published (--publish publishes a passing run to docs/bench/ and the README)"
 fi
 log "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); total $((SECONDS - T0)) s"
 for layer in "${ran[@]}"; do

@@ -9,7 +9,8 @@
 # core, see --mpich-ranks):
 #   1. bench/h5bench_vfd: the h5bench-style matrix through mpio, mpiio, raw MPI-IO and mpio again
 #      (the A/A control), alternating in one launch (1 warm-up + 5 counted repetitions per case,
-#      verified reads and files; time steps per case raised by --min-phase);
+#      verified reads and files; time steps per case raised by --min-phase), and each row's parity
+#      test against the A/A control (a flagged case is measured again with 10 repetitions);
 #   2. bench/h5bench_vfd_overhead: microseconds per tiny H5Dwrite/H5Dread call (8 bytes per
 #      rank), collective and independent, and per H5Fopen + H5Fclose pair;
 #   3. bench/h5perf.sh: HDF5's h5perf through mpio and, via the redirect shim, through mpiio.
@@ -25,7 +26,9 @@
 # is used; otherwise the MPICH layer is skipped with a message (an error with --mpi mpich).
 #
 # Expected time on a quiet 2-core machine: 30-45 minutes with the three layers (25-30
-# without MPICH), plus the first build (a few minutes, more when HDF5 is not cached yet).
+# without MPICH) before the parity reruns and manychunks2d were added (each flagged case costs
+# about twice its first measurement again), plus the first build (a few minutes, more when HDF5
+# is not cached yet).
 #
 # Options:
 #   --layers LIST     subset of ompio,romio,mpich (default: all three; mpich when available)
@@ -319,7 +322,7 @@ embed_readme() { # the README's tables of the layers published now
 # publish_index: the table of published layers in docs/bench/README.md (between
 # <!-- bench:index.md --> and <!-- /bench:index.md -->): when each was measured, its files.
 publish_index() {
-  local tmp l json started load
+  local tmp l json started load files f
   tmp=$(mktemp -d)
   {
     echo "| layer | measured | load average at start | files |"
@@ -329,7 +332,11 @@ publish_index() {
       [ -f "$json" ] || continue
       started=$(sed -n 's/.*"started": "\([^"]*\)".*/\1/p' "$json" | head -n 1)
       load=$(sed -n 's/.*"loadavg_start": "\([^"]*\)".*/\1/p' "$json" | head -n 1)
-      echo "| \`$l/\` | ${started:-?} | ${load:-?} | [table]($l/table.md), [chart]($l/chart.svg), [results.csv]($l/results.csv), [runs.csv]($l/runs.csv), [results.json]($l/results.json), [overhead]($l/overhead.md), [h5perf]($l/h5perf.md) |"
+      files=""
+      for f in table.md chart.svg results.csv runs.csv results.json overhead.md h5perf.md; do
+        [ -f "$ROOT/docs/bench/$l/$f" ] && files+="${files:+, }[$f]($l/$f)"
+      done
+      echo "| \`$l/\` | ${started:-?} | ${load:-?} | $files |"
     done
   } >"$tmp/index.md"
   embed_marked "$ROOT/docs/bench/README.md" "$tmp" index.md

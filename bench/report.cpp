@@ -58,11 +58,18 @@ std::string verdict_cell(const CaseResult &c, char p) {
     return c.drv[0].ran && drv(c, Driver::Mpio2).ran ? c.verdict(p) + (c.rerun(p) ? " (rerun)" : "") : "-";
 }
 
-// "3 time steps", or how --min-phase chose them.
-std::string steps_text(const RunInfo &info) {
+// "3 time steps", or how --min-phase chose them; patterns with fewer steps of their own named.
+std::string steps_text(const RunInfo &info, const std::vector<CaseResult> &results) {
+    std::string own;
+    for (const PatternInfo &p : pattern_table())
+        if (p.max_timesteps > 0 && p.max_timesteps < info.timesteps &&
+            std::any_of(results.begin(), results.end(),
+                        [&](const CaseResult &c) { return c.pattern == p.name; }))
+            own += (own.empty() ? " (" : ", ") + std::string(p.name) + ": " + std::to_string(p.max_timesteps);
+    own += own.empty() ? "" : ")";
     if (info.min_phase_s <= 0)
-        return std::to_string(info.timesteps) + " time steps";
-    return "time steps per case (column steps) raised from " + std::to_string(info.timesteps) +
+        return std::to_string(info.timesteps) + " time steps" + own;
+    return "time steps per case (column steps) raised from " + std::to_string(info.timesteps) + own +
            " until the built-in driver's shorter phase lasts about " + fmt("%.2g", info.min_phase_s) +
            " s (at most 8x and 512 MiB per phase)";
 }
@@ -139,7 +146,7 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
         "average (1/5/15 min) %s at start, %s at end. %s on %s, %.0f s.%s%s\n\n",
         layer_title(info).c_str(), short_library_name(info.mpi_library).c_str(), info.io_component.c_str(),
         info.hdf5_version.c_str(), info.ranks, std::thread::hardware_concurrency(), info.dir.c_str(),
-        info.size.c_str(), steps_text(info).c_str(), info.warmup, info.reps, info.confirm_reps,
+        info.size.c_str(), steps_text(info, results).c_str(), info.warmup, info.reps, info.confirm_reps,
         info.load_start.c_str(), info.load_end.c_str(), info.started.c_str(), info.host.c_str(), info.total_s,
         info.label.empty() ? "" : " ", info.label.c_str());
     std::fprintf(
@@ -504,7 +511,7 @@ void print_table(FILE *out, const RunInfo &info, const std::vector<CaseResult> &
         "over the repetitions of the per-repetition bandwidth ratio (range): > 1 means the plugin is faster. "
         "parity: the test against the A/A control (first p-value; (rerun): the rerun's verdict).\n",
         layer_title(info).c_str(), info.io_component.c_str(), info.ranks, info.size.c_str(),
-        steps_text(info).c_str(), info.reps, info.warmup, info.dir.c_str(), info.load_start.c_str(),
+        steps_text(info, results).c_str(), info.reps, info.warmup, info.dir.c_str(), info.load_start.c_str(),
         info.load_end.c_str(), std::thread::hardware_concurrency());
     for (char p : {'w', 'r'}) {
         std::fprintf(out, "\n%s\n%-18s %8s %5s %7s  %-22s %-22s %-22s %-18s %-18s %-18s %s\n",

@@ -70,109 +70,59 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
         exit_code = 2;
         return false;
     };
-    enum {
-        kPatterns = 256,
-        kModes,
-        kSize,
-        kTimesteps,
-        kMinPhase,
-        kReps,
-        kWarmup,
-        kConfirm,
-        kDrivers,
-        kDir,
-        kOut,
-        kConfig,
-        kLabel,
-        kStop,
-        kList,
-        kHelp
-    };
-    static const option longopts[] = {{"patterns", required_argument, nullptr, kPatterns},
-                                      {"modes", required_argument, nullptr, kModes},
-                                      {"size", required_argument, nullptr, kSize},
-                                      {"timesteps", required_argument, nullptr, kTimesteps},
-                                      {"min-phase", required_argument, nullptr, kMinPhase},
-                                      {"reps", required_argument, nullptr, kReps},
-                                      {"warmup", required_argument, nullptr, kWarmup},
-                                      {"confirm-reps", required_argument, nullptr, kConfirm},
-                                      {"drivers", required_argument, nullptr, kDrivers},
-                                      {"dir", required_argument, nullptr, kDir},
-                                      {"out", required_argument, nullptr, kOut},
-                                      {"plugin-config", required_argument, nullptr, kConfig},
-                                      {"label", required_argument, nullptr, kLabel},
-                                      {"stop-on-failure", no_argument, nullptr, kStop},
-                                      {"list", no_argument, nullptr, kList},
-                                      {"help", no_argument, nullptr, kHelp},
+    static const option longopts[] = {{"patterns", required_argument, nullptr, 'p'},
+                                      {"modes", required_argument, nullptr, 'm'},
+                                      {"size", required_argument, nullptr, 's'},
+                                      {"timesteps", required_argument, nullptr, 't'},
+                                      {"min-phase", required_argument, nullptr, 'M'},
+                                      {"reps", required_argument, nullptr, 'r'},
+                                      {"warmup", required_argument, nullptr, 'w'},
+                                      {"confirm-reps", required_argument, nullptr, 'C'},
+                                      {"drivers", required_argument, nullptr, 'd'},
+                                      {"dir", required_argument, nullptr, 'D'},
+                                      {"out", required_argument, nullptr, 'o'},
+                                      {"plugin-config", required_argument, nullptr, 'c'},
+                                      {"label", required_argument, nullptr, 'l'},
+                                      {"stop-on-failure", no_argument, nullptr, 'S'},
+                                      {"list", no_argument, nullptr, 'L'},
+                                      {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
     opterr = 0;
     optind = 1;
     for (int c; (c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1;) {
-        switch (c) {
-        case kPatterns:
-            patterns = optarg;
-            break;
-        case kModes:
-            modes = optarg;
-            break;
-        case kSize:
-            if (!parse_size(optarg, opt.size))
-                return fail("--size must be tiny, small, medium or large");
-            break;
-        case kTimesteps:
-            if (!to_int(optarg, opt.timesteps, 1))
-                return fail("--timesteps needs an integer >= 1");
-            break;
-        case kMinPhase:
-            if (!to_number(optarg, opt.min_phase_s, 0, 60))
-                return fail("--min-phase needs seconds between 0 and 60");
-            break;
-        case kReps:
-            if (!to_int(optarg, opt.reps, 1))
-                return fail("--reps needs an integer >= 1");
-            break;
-        case kWarmup:
-            if (!to_int(optarg, opt.warmup, 0))
-                return fail("--warmup needs an integer >= 0");
-            break;
-        case kConfirm:
-            if (!to_int(optarg, opt.confirm_reps, 0))
-                return fail("--confirm-reps needs an integer >= 0");
-            break;
-        case kDrivers:
-            if (!parse_drivers(optarg, opt.drivers))
-                return fail(std::string("--drivers: not a list of mpio,mpiio,raw,mpio2: ") + optarg);
-            break;
-        case kDir:
-            opt.dir = optarg;
-            break;
-        case kOut:
-            opt.out = optarg;
-            break;
-        case kConfig:
-            opt.plugin_config = optarg;
-            break;
-        case kLabel:
-            opt.label = optarg;
-            break;
-        case kStop:
+        const char *v = optarg;
+        if (c == 'p' || c == 'm')
+            (c == 'p' ? patterns : modes) = v;
+        else if (c == 'D' || c == 'o' || c == 'c' || c == 'l')
+            (c == 'D' ? opt.dir : c == 'o' ? opt.out : c == 'c' ? opt.plugin_config : opt.label) = v;
+        else if (c == 'S')
             opt.stop_on_failure = true;
-            break;
-        case kList:
-        case kHelp:
-        case 'h':
-            if (root && c == kList) {
-                std::printf("%-12s %-14s %s\n", "pattern", "default modes", "description");
-                for (const PatternInfo &p : pattern_table())
+        else if (c == 's' && !parse_size(v, opt.size))
+            return fail("--size must be tiny, small, medium or large");
+        else if (c == 't' && !to_int(v, opt.timesteps, 1))
+            return fail("--timesteps needs an integer >= 1");
+        else if (c == 'M' && !to_number(v, opt.min_phase_s, 0, 60))
+            return fail("--min-phase needs seconds between 0 and 60");
+        else if (c == 'r' && !to_int(v, opt.reps, 1))
+            return fail("--reps needs an integer >= 1");
+        else if (c == 'w' && !to_int(v, opt.warmup, 0))
+            return fail("--warmup needs an integer >= 0");
+        else if (c == 'C' && !to_int(v, opt.confirm_reps, 0))
+            return fail("--confirm-reps needs an integer >= 0");
+        else if (c == 'd' && !parse_drivers(v, opt.drivers))
+            return fail(std::string("--drivers: not a list of mpio,mpiio,raw,mpio2: ") + v);
+        else if (c == '?')
+            return fail(std::string("unknown option or missing value: ") + argv[optind - 1]);
+        else if (c == 'L' || c == 'h') {
+            if (root)
+                std::printf(c == 'h' ? "%s" : "%-12s %-14s %s\n", c == 'h' ? kUsage : "pattern",
+                            "default modes", "description");
+            for (const PatternInfo &p : pattern_table())
+                if (root && c == 'L')
                     std::printf("%-12s %-14s %s%s\n", p.name, p.in_default ? p.default_modes : "-", p.what,
                                 p.in_default ? "" : " (not in the default matrix)");
-            } else if (root) {
-                std::printf("%s", kUsage);
-            }
             exit_code = 0;
             return false;
-        default:
-            return fail(std::string("unknown option or missing value: ") + argv[optind - 1]);
         }
     }
     if (optind < argc)

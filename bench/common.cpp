@@ -71,6 +71,23 @@ std::vector<std::string> split(const std::string &s, char sep) {
     return out;
 }
 
+bool parse_number(const char *s, double &v, double min, double max) {
+    char *end = nullptr;
+    const double x = std::strtod(s, &end);
+    if (end == s || *end != '\0' || !(x >= min && x <= max))
+        return false;
+    v = x;
+    return true;
+}
+
+bool parse_int(const char *s, int &v, int min) {
+    double x = 0;
+    if (!parse_number(s, x, min, 1e8) || x != static_cast<int>(x))
+        return false;
+    v = static_cast<int>(x);
+    return true;
+}
+
 std::string fmt(const char *format, double v) {
     char b[64];
     std::snprintf(b, sizeof b, format, v);

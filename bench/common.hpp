@@ -30,8 +30,11 @@ struct Mode {
 bool parse_mode(const std::string &s, Mode &out);
 
 std::vector<std::string> split(const std::string &s, char sep); // empty items dropped
-std::string fmt(const char *format, double v);                  // snprintf of one number
-std::string ratio_str(double r);                                // "0.95"; "-" when not measured
+// A whole number >= min (and <= 1e8), or a number in [min, max]; false on anything else.
+bool parse_int(const char *s, int &v, int min);
+bool parse_number(const char *s, double &v, double min, double max);
+std::string fmt(const char *format, double v); // snprintf of one number
+std::string ratio_str(double r);               // "0.95"; "-" when not measured
 int rank();
 int nranks();
 constexpr double kMiB = 1024.0 * 1024.0;

@@ -45,20 +45,6 @@ const char *const kUsage =
     "The MPI-IO layer is chosen by the launcher: Open MPI mpirun --mca io ompio|romio321;\n"
     "MPICH uses its ROMIO.\n";
 
-bool to_number(const char *s, double &v, double min, double max) {
-    char *end = nullptr;
-    v = std::strtod(s, &end);
-    return end != s && *end == '\0' && v >= min && v <= max;
-}
-
-bool to_int(const char *s, int &v, int min) {
-    double x = 0;
-    if (!to_number(s, x, min, 1e8) || x != static_cast<int>(x))
-        return false;
-    v = static_cast<int>(x);
-    return true;
-}
-
 } // namespace
 
 bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
@@ -99,15 +85,15 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
             opt.stop_on_failure = true;
         else if (c == 's' && !parse_size(v, opt.size))
             return fail("--size must be tiny, small, medium or large");
-        else if (c == 't' && !to_int(v, opt.timesteps, 1))
+        else if (c == 't' && !parse_int(v, opt.timesteps, 1))
             return fail("--timesteps needs an integer >= 1");
-        else if (c == 'M' && !to_number(v, opt.min_phase_s, 0, 60))
+        else if (c == 'M' && !parse_number(v, opt.min_phase_s, 0, 60))
             return fail("--min-phase needs seconds between 0 and 60");
-        else if (c == 'r' && !to_int(v, opt.reps, 1))
+        else if (c == 'r' && !parse_int(v, opt.reps, 1))
             return fail("--reps needs an integer >= 1");
-        else if (c == 'w' && !to_int(v, opt.warmup, 0))
+        else if (c == 'w' && !parse_int(v, opt.warmup, 0))
             return fail("--warmup needs an integer >= 0");
-        else if (c == 'C' && !to_int(v, opt.confirm_reps, 0))
+        else if (c == 'C' && !parse_int(v, opt.confirm_reps, 0))
             return fail("--confirm-reps needs an integer >= 0");
         else if (c == 'd' && !parse_drivers(v, opt.drivers))
             return fail(std::string("--drivers: not a list of mpio,mpiio,raw,mpio2: ") + v);

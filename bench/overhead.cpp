@@ -257,14 +257,6 @@ bool parse(int argc, char **argv, OverheadOptions &o, int &exit_code) {
         exit_code = 2;
         return false;
     };
-    auto to_int = [](const char *s, int &v, int min) {
-        char *end = nullptr;
-        const long x = std::strtol(s, &end, 10);
-        if (end == s || *end != '\0' || x < min || x > 100000000)
-            return false;
-        v = static_cast<int>(x);
-        return true;
-    };
     static const option longopts[] = {{"ops", required_argument, nullptr, 'o'},
                                       {"bytes", required_argument, nullptr, 'b'},
                                       {"reps", required_argument, nullptr, 'r'},
@@ -280,13 +272,13 @@ bool parse(int argc, char **argv, OverheadOptions &o, int &exit_code) {
     for (int c; (c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1;) {
         if (c == 'o' && std::string(optarg) == "auto")
             o.spec.ops = 0;
-        else if (c == 'o' && !to_int(optarg, o.spec.ops, 1))
+        else if (c == 'o' && !parse_int(optarg, o.spec.ops, 1))
             return fail("--ops needs an integer >= 1 or auto");
-        else if (c == 'b' && (!to_int(optarg, o.spec.bytes, 8) || o.spec.bytes % 8 != 0))
+        else if (c == 'b' && (!parse_int(optarg, o.spec.bytes, 8) || o.spec.bytes % 8 != 0))
             return fail("--bytes needs a multiple of 8");
-        else if (c == 'r' && !to_int(optarg, o.reps, 1))
+        else if (c == 'r' && !parse_int(optarg, o.reps, 1))
             return fail("--reps needs an integer >= 1");
-        else if (c == 'w' && !to_int(optarg, o.warmup, 0))
+        else if (c == 'w' && !parse_int(optarg, o.warmup, 0))
             return fail("--warmup needs an integer >= 0");
         else if (c == 'd' && (!parse_drivers(optarg, o.drivers) ||
                               std::count(o.drivers.begin(), o.drivers.end(), Driver::Mpio2) > 0))

@@ -253,7 +253,7 @@ double RawKernel::read_packed(MPI_File fh, int t, size_t i, unsigned char *mem) 
 }
 
 PhaseTimes RawKernel::run(bool write, const std::string &path, Buffers &buf) {
-    const bool coll = c_.mode.coll_data;
+    const bool coll = c_.mode.coll_data, compressed = c_.compressed();
     double data = 0;
     bool view_set = false;
     uint64_t cbase = 0; // compressed: where the next dataset starts
@@ -266,7 +266,7 @@ PhaseTimes RawKernel::run(bool write, const std::string &path, Buffers &buf) {
         for (size_t i = 0; i < c_.accesses.size(); ++i) {
             const RawPlan &p = plans_[i];
             unsigned char *mem = buf.ptr(t, c_.accesses[i].array);
-            if (c_.compressed()) {
+            if (compressed) {
                 data += write ? write_packed(fh, t, i, mem, cbase) : read_packed(fh, t, i, mem);
                 continue;
             }

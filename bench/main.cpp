@@ -332,9 +332,9 @@ std::vector<CaseResult> run_matrix(const Options &opt, const std::string &work) 
         if (failed_anywhere(results.back()) && opt.stop_on_failure)
             return results;
     }
-    // A row the parity test flags (1 in 40 by chance at alpha = 0.05) is measured again, with its
-    // own A/A control, and the rerun's verdict is published. Every rank computes the same verdicts:
-    // the times are maxima over ranks.
+    // A row the parity test flags (by chance about one verdict in 30 with 5 repetitions: the exact
+    // level is 8/252) is measured again, with its own A/A control, and the rerun's verdict is
+    // published. Every rank computes the same verdicts: the times are maxima over ranks.
     const bool control =
         std::find(opt.drivers.begin(), opt.drivers.end(), Driver::Mpio2) != opt.drivers.end();
     for (size_t i = 0; i < results.size() && opt.confirm_reps > 0 && control; ++i) {

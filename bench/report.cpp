@@ -2,6 +2,8 @@
 // and the SVG chart.
 #include "report.hpp"
 
+#include "options.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -71,7 +73,8 @@ std::string steps_text(const RunInfo &info, const std::vector<CaseResult> &resul
         return std::to_string(info.timesteps) + " time steps" + own;
     return "time steps per case (column steps) raised from " + std::to_string(info.timesteps) + own +
            " until the built-in driver's shorter phase lasts about " + fmt("%.2g", info.min_phase_s) +
-           " s (at most 8x and 512 MiB per phase)";
+           " s (at most " + std::to_string(kMaxStepFactor) + "x and " + fmt("%.0f", kMaxPhaseBytes / kMiB) +
+           " MiB per phase)";
 }
 
 // Under each table: the parity test's count per direction and the rows measurably below.

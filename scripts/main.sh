@@ -43,6 +43,8 @@
 #   --size S          tiny | small | medium (default) | large (1 Mi particles per rank)
 #   --reps N          counted repetitions per driver (default 5)
 #   --warmup N        discarded warm-up repetitions (default 1)
+#   --confirm-reps N  repetitions of the rerun of a row the parity test flags (default 2 x --reps;
+#                     0: no reruns, the first verdict stands)
 #   --timesteps N     time steps per file (default 3)
 #   --min-phase S     per case, more time steps until the built-in driver's shorter phase lasts
 #                     about S seconds (default 0.2; at most 8x the steps and 512 MiB per phase; 0:
@@ -82,7 +84,7 @@ shaped=0 size_given=0
 need() { [ $# -ge 2 ] || { echo "main.sh: $1 needs a value" >&2; exit 2; }; }
 while (($#)); do
   case "$1" in
-    --patterns|--modes|--reps|--warmup|--timesteps|--drivers)
+    --patterns|--modes|--reps|--warmup|--timesteps|--drivers|--confirm-reps)
       need "$@"; BENCH_ARGS+=("$1" "$2"); shaped=1; shift 2 ;;
     --size) need "$@"; SIZE=$2; size_given=1; shaped=1; shift 2 ;;
     --min-phase) need "$@"; MIN_PHASE=$2; min_phase_given=1; shaped=1; shift 2 ;;

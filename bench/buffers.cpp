@@ -1,8 +1,5 @@
 #include "buffers.hpp"
 
-#include "layout.hpp"
-#include "values.hpp"
-
 #include <cstdio>
 #include <cstring>
 

@@ -1,8 +1,9 @@
 // The HDF5 kernel: the same h5bench-style file written and read through either driver.
 #include "kernel.hpp"
-#include "values.hpp"
 
 #include <cstdio>
+#include <initializer_list>
+#include <utility>
 
 namespace bench {
 
@@ -68,43 +69,39 @@ void probe_dxpl(hid_t dxpl, Probe *probe) {
 std::string Probe::describe() const {
     if (!valid)
         return "";
-    std::string s;
-    auto add = [&](const char *x) { s += s.empty() ? x : std::string("+") + x; };
-    if (io_modes & (1u << H5D_MPIO_NO_COLLECTIVE))
-        add("no-collective");
-    if (io_modes & (1u << H5D_MPIO_CHUNK_INDEPENDENT))
-        add("chunk-independent");
-    if (io_modes & (1u << H5D_MPIO_CHUNK_COLLECTIVE))
-        add("chunk-collective");
-    if (io_modes & (1u << H5D_MPIO_CHUNK_MIXED))
-        add("chunk-mixed");
-    if (io_modes & (1u << H5D_MPIO_CONTIGUOUS_COLLECTIVE))
-        add("contiguous-collective");
-    std::string sel;
-    if (selection_modes & H5D_SCALAR_IO)
-        sel += sel.empty() ? "scalar" : "+scalar";
-    if (selection_modes & H5D_VECTOR_IO)
-        sel += sel.empty() ? "vector" : "+vector";
-    if (selection_modes & H5D_SELECTION_IO)
-        sel += sel.empty() ? "selection" : "+selection";
+    // "a+b" of the names whose bit is set
+    auto names = [](unsigned bits, std::initializer_list<std::pair<unsigned, const char *>> table,
+                    const char *sep) {
+        std::string s;
+        for (const auto &[bit, name] : table)
+            if (bits & bit)
+                s += (s.empty() ? "" : sep) + std::string(name);
+        return s;
+    };
+    std::string s = names(io_modes,
+                          {{1u << H5D_MPIO_NO_COLLECTIVE, "no-collective"},
+                           {1u << H5D_MPIO_CHUNK_INDEPENDENT, "chunk-independent"},
+                           {1u << H5D_MPIO_CHUNK_COLLECTIVE, "chunk-collective"},
+                           {1u << H5D_MPIO_CHUNK_MIXED, "chunk-mixed"},
+                           {1u << H5D_MPIO_CONTIGUOUS_COLLECTIVE, "contiguous-collective"}},
+                          "+");
+    const std::string sel =
+        names(selection_modes,
+              {{H5D_SCALAR_IO, "scalar"}, {H5D_VECTOR_IO, "vector"}, {H5D_SELECTION_IO, "selection"}}, "+");
     s += "; driver calls: " + (sel.empty() ? std::string("none") : sel);
-    if (no_coll_cause_global != 0) {
-        std::string c;
-        auto cause = [&](uint32_t bit, const char *name) {
-            if (no_coll_cause_global & bit)
-                c += c.empty() ? name : std::string(",") + name;
-        };
-        cause(H5D_MPIO_SET_INDEPENDENT, "independent-requested");
-        cause(H5D_MPIO_DATATYPE_CONVERSION, "type-conversion");
-        cause(H5D_MPIO_DATA_TRANSFORMS, "data-transform");
-        cause(H5D_MPIO_MPI_OPT_TYPES_ENV_VAR_DISABLED, "mpi-opt-types-disabled");
-        cause(H5D_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES, "not-simple-dataspace");
-        cause(H5D_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET, "not-contiguous-or-chunked");
-        cause(H5D_MPIO_PARALLEL_FILTERED_WRITES_DISABLED, "filtered-writes-disabled");
-        cause(H5D_MPIO_ERROR_WHILE_CHECKING_COLLECTIVE_POSSIBLE, "error-checking");
-        cause(H5D_MPIO_NO_SELECTION_IO, "no-selection-io");
-        s += "; not collective because: " + c;
-    }
+    if (no_coll_cause_global != 0)
+        s += "; not collective because: " +
+             names(no_coll_cause_global,
+                   {{H5D_MPIO_SET_INDEPENDENT, "independent-requested"},
+                    {H5D_MPIO_DATATYPE_CONVERSION, "type-conversion"},
+                    {H5D_MPIO_DATA_TRANSFORMS, "data-transform"},
+                    {H5D_MPIO_MPI_OPT_TYPES_ENV_VAR_DISABLED, "mpi-opt-types-disabled"},
+                    {H5D_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES, "not-simple-dataspace"},
+                    {H5D_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET, "not-contiguous-or-chunked"},
+                    {H5D_MPIO_PARALLEL_FILTERED_WRITES_DISABLED, "filtered-writes-disabled"},
+                    {H5D_MPIO_ERROR_WHILE_CHECKING_COLLECTIVE_POSSIBLE, "error-checking"},
+                    {H5D_MPIO_NO_SELECTION_IO, "no-selection-io"}},
+                   ",");
     return s;
 }
 
@@ -228,128 +225,92 @@ hid_t H5Kernel::fapl(Driver d, bool for_write) const {
 
 PhaseTimes H5Kernel::write(Driver d, const std::string &path, Buffers &buf, Probe *probe,
                            DriverStats *stats) {
-    const hid_t fa = fapl(d, true);
-    const size_t nd = c_.dsets.size();
-    std::vector<hid_t> dsets(nd);
-    std::vector<int32_t> attr(4);
-    char name[64];
-    double data = 0;
-
-    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    const double t0 = now();
-    hid_t file = BENCH_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fa));
-    for (int t = 0; t < c_.timesteps; ++t) {
-        std::snprintf(name, sizeof name, "Timestep_%d", t);
-        hid_t g = BENCH_H5(H5Gcreate2(file, name, H5P_DEFAULT, gcpl_, H5P_DEFAULT));
-        for (size_t i = 0; i < nd; ++i) {
-            const DsetSpec &ds = c_.dsets[i];
-            dsets[i] = BENCH_H5(
-                H5Dcreate2(g, ds.name.c_str(), ftypes_[i], fspaces_[i], H5P_DEFAULT, dcpls_[i], H5P_DEFAULT));
-            for (int k = 0; k < ds.nattrs; ++k) {
-                std::snprintf(name, sizeof name, "attr_%02d", k);
-                for (int j = 0; j < 4; ++j)
-                    attr[static_cast<size_t>(j)] = attr_value(t, static_cast<int>(i), k, j);
-                hid_t at = BENCH_H5(
-                    H5Acreate2(dsets[i], name, H5T_NATIVE_INT, attr_space_, H5P_DEFAULT, H5P_DEFAULT));
-                BENCH_H5(H5Awrite(at, H5T_NATIVE_INT, attr.data()));
-                BENCH_H5(H5Aclose(at));
-            }
-        }
-        for (size_t i = 0; i < c_.accesses.size(); ++i) {
-            const Access &a = c_.accesses[i];
-            unsigned char *p = buf.ptr(t, a.array) + a.mem_first * mem_stride(c_, a);
-            const double d0 = now();
-            BENCH_H5(
-                H5Dwrite(dsets[static_cast<size_t>(a.dset)], mtypes_[i], mspaces_[i], sels_[i], dxpl_, p));
-            data += now() - d0;
-            probe_dxpl(dxpl_, probe);
-        }
-        for (size_t i = 0; i < nd; ++i)
-            BENCH_H5(H5Dclose(dsets[i]));
-        BENCH_H5(H5Gclose(g));
-    }
-    BENCH_H5(H5Fflush(file, H5F_SCOPE_LOCAL));
-    H5FD_mpiio_stats_t st{};
-    const bool have_stats = d == Driver::Mpiio && H5Fget_mpiio_stats(file, &st) >= 0;
-    BENCH_H5(H5Fclose(file));
-    const double t1 = now();
-    BENCH_H5(H5Pclose(fa));
-    PhaseTimes r = reduce_times(t1 - t0, data);
-    if (stats != nullptr && d == Driver::Mpiio) {
-        int ok = have_stats ? 1 : 0, all = 0;
-        BENCH_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD));
-        stats->valid = all != 0;
-        if (stats->valid)
-            sum_stats(st, stats->write);
-    }
-    return r;
+    return phase(true, fapl(d, true), dxpl_, d, path, buf, probe, stats);
 }
 
 PhaseTimes H5Kernel::read(Driver d, const std::string &path, Buffers &buf, Probe *probe, DriverStats *stats) {
-    const hid_t fa = fapl(d, false);
+    return phase(false, fapl(d, false), dxpl_, d, path, buf, probe, stats);
+}
+
+void H5Kernel::read_through_sec2(const std::string &path, Buffers &buf) {
+    const hid_t fa = BENCH_H5(H5Pcreate(H5P_FILE_ACCESS));
+    BENCH_H5(H5Pset_fapl_sec2(fa));
+    phase(false, fa, H5P_DEFAULT, Driver::Mpio, path, buf, nullptr, nullptr);
+}
+
+// Collective (the timing's barrier and reduction). Writes (creates) or reads the whole file at
+// `path` through `fa` (closed here) with transfer properties `dxpl`; a read counts the attribute
+// values that differ from the expected ones.
+PhaseTimes H5Kernel::phase(bool write, hid_t fa, hid_t dxpl, Driver d, const std::string &path, Buffers &buf,
+                           Probe *probe, DriverStats *stats) {
     const size_t nd = c_.dsets.size();
     std::vector<hid_t> dsets(nd);
-    char name[64];
-    double data = 0;
-    size_t nattr = 0;
-    for (const DsetSpec &ds : c_.dsets)
-        nattr += static_cast<size_t>(ds.nattrs);
-    attr_read_.assign(nattr * 4 * static_cast<size_t>(c_.timesteps), -1);
-    size_t attr_pos = 0;
-
-    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    const double t0 = now();
-    hid_t file = BENCH_H5(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fa));
-    for (int t = 0; t < c_.timesteps; ++t) {
-        std::snprintf(name, sizeof name, "Timestep_%d", t);
-        hid_t g = BENCH_H5(H5Gopen2(file, name, H5P_DEFAULT));
-        for (size_t i = 0; i < nd; ++i) {
-            const DsetSpec &ds = c_.dsets[i];
-            dsets[i] = BENCH_H5(H5Dopen2(g, ds.name.c_str(), H5P_DEFAULT));
-            for (int k = 0; k < ds.nattrs; ++k) {
-                std::snprintf(name, sizeof name, "attr_%02d", k);
-                hid_t at = BENCH_H5(H5Aopen(dsets[i], name, H5P_DEFAULT));
-                BENCH_H5(H5Aread(at, H5T_NATIVE_INT, &attr_read_[attr_pos]));
-                attr_pos += 4;
-                BENCH_H5(H5Aclose(at));
-            }
-        }
-        for (size_t i = 0; i < c_.accesses.size(); ++i) {
-            const Access &a = c_.accesses[i];
-            unsigned char *p = buf.ptr(t, a.array) + a.mem_first * mem_stride(c_, a);
-            const double d0 = now();
-            BENCH_H5(
-                H5Dread(dsets[static_cast<size_t>(a.dset)], mtypes_[i], mspaces_[i], sels_[i], dxpl_, p));
-            data += now() - d0;
-            probe_dxpl(dxpl_, probe);
-        }
-        for (size_t i = 0; i < nd; ++i)
-            BENCH_H5(H5Dclose(dsets[i]));
-        BENCH_H5(H5Gclose(g));
-    }
-    H5FD_mpiio_stats_t st{};
-    const bool have_stats = d == Driver::Mpiio && H5Fget_mpiio_stats(file, &st) >= 0;
-    BENCH_H5(H5Fclose(file));
-    const double t1 = now();
-    BENCH_H5(H5Pclose(fa));
-
-    // Attribute check (outside the timed region).
-    attr_mismatches_ = 0;
-    attr_pos = 0;
+    std::vector<int32_t> attrs; // every attribute's 4 values in file order, as written
     for (int t = 0; t < c_.timesteps; ++t)
         for (size_t i = 0; i < nd; ++i)
             for (int k = 0; k < c_.dsets[i].nattrs; ++k)
                 for (int j = 0; j < 4; ++j)
-                    if (attr_read_[attr_pos++] != attr_value(t, static_cast<int>(i), k, j))
-                        ++attr_mismatches_;
+                    attrs.push_back(attr_value(t, static_cast<int>(i), k, j));
+    std::vector<int32_t> got(attrs.size(), -1); // as read
+    char name[64];
+    double data = 0;
+    size_t pos = 0;
 
-    PhaseTimes r = reduce_times(t1 - t0, data);
+    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    const double t0 = now();
+    hid_t file = BENCH_H5(write ? H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fa)
+                                : H5Fopen(path.c_str(), H5F_ACC_RDONLY, fa));
+    for (int t = 0; t < c_.timesteps; ++t) {
+        std::snprintf(name, sizeof name, "Timestep_%d", t);
+        hid_t g = BENCH_H5(write ? H5Gcreate2(file, name, H5P_DEFAULT, gcpl_, H5P_DEFAULT)
+                                 : H5Gopen2(file, name, H5P_DEFAULT));
+        for (size_t i = 0; i < nd; ++i) {
+            const char *dname = c_.dsets[i].name.c_str();
+            dsets[i] = BENCH_H5(
+                write ? H5Dcreate2(g, dname, ftypes_[i], fspaces_[i], H5P_DEFAULT, dcpls_[i], H5P_DEFAULT)
+                      : H5Dopen2(g, dname, H5P_DEFAULT));
+            for (int k = 0; k < c_.dsets[i].nattrs; ++k, pos += 4) {
+                std::snprintf(name, sizeof name, "attr_%02d", k);
+                hid_t at = BENCH_H5(
+                    write ? H5Acreate2(dsets[i], name, H5T_NATIVE_INT, attr_space_, H5P_DEFAULT, H5P_DEFAULT)
+                          : H5Aopen(dsets[i], name, H5P_DEFAULT));
+                BENCH_H5(write ? H5Awrite(at, H5T_NATIVE_INT, &attrs[pos])
+                               : H5Aread(at, H5T_NATIVE_INT, &got[pos]));
+                BENCH_H5(H5Aclose(at));
+            }
+        }
+        for (size_t i = 0; i < c_.accesses.size(); ++i) {
+            const Access &a = c_.accesses[i];
+            const hid_t dset = dsets[static_cast<size_t>(a.dset)];
+            unsigned char *p = buf.ptr(t, a.array) + a.mem_first * mem_stride(c_, a);
+            const double d0 = now();
+            BENCH_H5(write ? H5Dwrite(dset, mtypes_[i], mspaces_[i], sels_[i], dxpl, p)
+                           : H5Dread(dset, mtypes_[i], mspaces_[i], sels_[i], dxpl, p));
+            data += now() - d0;
+            probe_dxpl(dxpl, probe);
+        }
+        for (size_t i = 0; i < nd; ++i)
+            BENCH_H5(H5Dclose(dsets[i]));
+        BENCH_H5(H5Gclose(g));
+    }
+    if (write)
+        BENCH_H5(H5Fflush(file, H5F_SCOPE_LOCAL));
+    H5FD_mpiio_stats_t st{};
+    const bool have_stats = d == Driver::Mpiio && H5Fget_mpiio_stats(file, &st) >= 0;
+    BENCH_H5(H5Fclose(file));
+    const double t1 = now();
+    BENCH_H5(H5Pclose(fa));
+
+    attr_mismatches_ = 0;
+    for (size_t i = 0; i < got.size() && !write; ++i)
+        attr_mismatches_ += got[i] != attrs[i] ? 1 : 0;
+    const PhaseTimes r = reduce_times(t1 - t0, data);
     if (stats != nullptr && d == Driver::Mpiio) {
         int ok = have_stats ? 1 : 0, all = 0;
         BENCH_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD));
-        stats->valid = stats->valid && all != 0;
+        stats->valid = (write || stats->valid) && all != 0;
         if (all != 0)
-            sum_stats(st, stats->read);
+            sum_stats(st, write ? stats->write : stats->read);
     }
     return r;
 }

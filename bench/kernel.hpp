@@ -4,12 +4,10 @@
 
 #include "buffers.hpp"
 #include "common.hpp"
-#include "layout.hpp"
 #include "patterns.hpp"
 
 #include <h5fd_mpiio.h>
 
-#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -53,30 +51,63 @@ public:
 
     PhaseTimes write(Driver d, const std::string &path, Buffers &buf, Probe *probe, DriverStats *stats);
     PhaseTimes read(Driver d, const std::string &path, Buffers &buf, Probe *probe, DriverStats *stats);
-    // Attribute values read in the last read phase that differ from the expected ones (local).
+    // Collective, untimed: every rank reads its own selections of the file at `path` through
+    // HDF5's sec2 driver (no MPI driver involved), independently, as read() does through a driver.
+    void read_through_sec2(const std::string &path, Buffers &buf);
+    // Attribute values read in the last read that differ from the expected ones (local).
     uint64_t attr_mismatches() const { return attr_mismatches_; }
 
 private:
     hid_t fapl(Driver d, bool for_write) const;
+    PhaseTimes phase(bool write, hid_t fapl, hid_t dxpl, Driver d, const std::string &path, Buffers &buf,
+                     Probe *probe, DriverStats *stats);
     const CaseSpec &c_;
     std::string config_;
     std::vector<hid_t> ftypes_, fspaces_, dcpls_; // per dataset
     std::vector<hid_t> mtypes_, mspaces_, sels_;  // per access
     hid_t gcpl_ = -1, dxpl_ = -1, attr_space_ = -1, particle_ = -1;
     std::vector<hid_t> members_; // 1-member compound per field
-    std::vector<int32_t> attr_read_;
     uint64_t attr_mismatches_ = 0;
+};
+
+// The raw MPI-IO layout and plan of each access (raw_kernel.cpp): datasets back to back in
+// time-step order, chunked datasets chunk-major, like HDF5 allocates them; the file view and
+// memory datatype of each access are described once per case and turned into MPI datatypes inside
+// the timed region (HDF5 builds its datatypes inside H5Dwrite too).
+struct ByteRun {
+    uint64_t file, mem, len;
+};
+
+// A datatype description: contiguous bytes, a regular vector of blocks, or an indexed list.
+struct TypeDesc {
+    enum Kind { Contig, Vector, Indexed } kind = Contig;
+    uint64_t bytes = 0;                        // Contig: total bytes
+    uint64_t count = 0, block = 0, stride = 0; // Vector (bytes)
+    std::vector<int> lens;                     // Indexed
+    std::vector<MPI_Aint> disps;               // Indexed, relative to the plan's displacement
+    MPI_Datatype make() const;                 // creates and commits the MPI datatype (not for Contig)
+};
+
+struct RawPlan {
+    uint64_t bytes = 0;     // bytes this rank moves
+    uint64_t file_disp = 0; // first file byte, relative to the dataset's raw image
+    uint64_t mem_disp = 0;  // first memory byte, relative to the memory array
+    TypeDesc file, mem;
+    bool use_view = false;     // a file view is needed (same on every rank)
+    std::vector<ByteRun> runs; // sorted by file offset, merged (for packing compressed chunks)
 };
 
 class RawKernel {
 public:
     explicit RawKernel(const CaseSpec &c); // collective (agrees on file views)
-    PhaseTimes write(const std::string &path, Buffers &buf);
-    PhaseTimes read(const std::string &path, Buffers &buf);
-    // Byte offset of dataset d of time step t in the raw file (uncompressed cases only).
-    uint64_t base(int t, int d) const;
+    PhaseTimes write(const std::string &path, Buffers &buf) { return run(true, path, buf); }
+    PhaseTimes read(const std::string &path, Buffers &buf) { return run(false, path, buf); }
 
 private:
+    PhaseTimes run(bool write, const std::string &path, Buffers &buf);
+    double write_packed(MPI_File fh, int t, size_t i, unsigned char *mem, uint64_t &cbase);
+    double read_packed(MPI_File fh, int t, size_t i, unsigned char *mem);
+    uint64_t base(int t, int d) const; // byte offset of dataset d of time step t (uncompressed)
     const CaseSpec &c_;
     std::vector<RawPlan> plans_; // per access
     // Compressed cases: where each rank's compressed chunks of (t, access) went, and their sizes.

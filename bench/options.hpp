@@ -29,12 +29,12 @@ struct Options {
     double min_phase_s = 0;
     int reps = 5;
     int warmup = 1;
+    int confirm_reps = -1;             // repetitions of a flagged case's rerun (-1: 2 x reps; 0: none)
     std::string dir = "/dev/shm";      // data files go to <dir>/h5bench_vfd.<pid-of-rank0>/
     std::string out = "bench-results"; // CSV/JSON/SVG/table
     std::string plugin_config;         // config string for the mpiio driver ("" = defaults)
     std::string label;                 // free text for the chart title / JSON
     bool stop_on_failure = false;
-    bool keep_files = false;
 };
 
 // Collective (every rank parses the same argv). Returns false and prints usage on rank 0 when

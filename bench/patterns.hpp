@@ -4,12 +4,13 @@
 //   * what HDF5 gets: memory type/space and the file selection (built the way an application
 //     would: one hyperslab, a union of rectangles, a point list);
 //   * what the selection means element by element: runs of (global element index in the
-//     dataset, memory element index, length), used to build the raw MPI-IO file view, the
-//     deterministic values, and the expected file image.
+//     dataset, memory element index, length), used to build the raw MPI-IO file view and the
+//     deterministic values.
 #pragma once
 
 #include "common.hpp"
 #include "sizes.hpp"
+#include "values.hpp"
 
 #include <cstdint>
 #include <string>
@@ -89,7 +90,7 @@ struct CaseSpec {
     uint64_t bytes_per_step() const; // data bytes this rank moves per time step
 };
 
-// Fills the case's datasets, arrays and accesses for rank r of p (see pattern_builders.hpp).
+// Fills the case's datasets, arrays and accesses for rank r of p (patterns.cpp).
 using CaseBuilder = void (*)(CaseSpec &c, const PatternDims &dims, uint64_t r, uint64_t p);
 
 struct PatternInfo {
@@ -99,12 +100,28 @@ struct PatternInfo {
     const char *allowed_modes; // comma list
     bool in_default;
     CaseBuilder build;
+    int max_timesteps = 0; // > 0: at most this many time steps before --min-phase raises them
 };
 const std::vector<PatternInfo> &pattern_table();
 const PatternInfo *find_pattern(const std::string &name);
 
-// Builds the case as seen by rank `r` of `p` ranks (pure: rank 0 also builds the other ranks'
-// cases to compute the expected file contents).
+// Builds the case as seen by rank `r` of `p` ranks.
 CaseSpec build_case(const std::string &pattern, const Mode &mode, Size size, int timesteps, int r, int p);
+
+// Bytes between consecutive elements of the access's memory array, and the offset of the moved
+// part inside one element.
+inline size_t mem_stride(const CaseSpec &c, const Access &a) {
+    return c.arrays[static_cast<size_t>(a.array)].elem_bytes;
+}
+inline size_t mem_member_offset(const Access &a) {
+    return a.mem == MemKind::Member ? particle_offset(a.field) : 0;
+}
+// Offset of the moved part inside one file element.
+inline size_t file_member_offset(const CaseSpec &c, const Access &a) {
+    const bool record = c.dsets[static_cast<size_t>(a.dset)].ftype == FileType::Particle;
+    return record && a.mem != MemKind::Record ? particle_offset(a.field) : 0;
+}
+// Bytes moved per element.
+inline size_t moved_bytes(const Access &a) { return a.mem == MemKind::Record ? 32 : 4; }
 
 } // namespace bench

@@ -36,6 +36,8 @@ struct PatternDims {
     uint64_t sw_n1, sw_block;            // smallwrites: elements per rank, elements per write
     int md_dsets, md_attrs;              // metadata: datasets per step, attributes per dataset
     uint64_t md_elems;                   // metadata: elements per rank per dataset
+    uint64_t mc_band[2];                 // manychunks2d: rows per rank x columns (one int dataset)
+    uint64_t mc_chunk[2];                // manychunks2d: chunk dims
 };
 const PatternDims &dims_for(Size s);
 

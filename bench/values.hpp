@@ -12,7 +12,7 @@ namespace bench {
 // Fields in h5bench's dataset write order (x, y, z, id_1, id_2, px, py, pz). Ids >= 8 are used
 // by the metadata-heavy case (one id per dataset).
 enum Field : int { kX = 0, kY, kZ, kId1, kId2, kPx, kPy, kPz, kNumFields };
-extern const char *const kFieldNames[kNumFields];
+inline const char *const kFieldNames[kNumFields] = {"x", "y", "z", "id_1", "id_2", "px", "py", "pz"};
 
 // h5bench's interleaved record (struct particle): x, y, z, px, py, pz, id_1, id_2.
 struct Particle {
@@ -21,8 +21,13 @@ struct Particle {
     float id_2;
 };
 static_assert(sizeof(Particle) == 32, "particle records are 32 bytes");
-// Byte offset of a field inside Particle.
-size_t particle_offset(int field);
+// Byte offset of a field inside Particle (0 for the metadata case's per-dataset ids).
+inline size_t particle_offset(int field) {
+    static const size_t offsets[kNumFields] = {
+        offsetof(Particle, x),    offsetof(Particle, y),  offsetof(Particle, z),  offsetof(Particle, id_1),
+        offsetof(Particle, id_2), offsetof(Particle, px), offsetof(Particle, py), offsetof(Particle, pz)};
+    return field >= 0 && field < kNumFields ? offsets[field] : 0;
+}
 
 inline uint64_t mix64(uint64_t v) {
     v ^= v >> 33;

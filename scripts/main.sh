@@ -10,13 +10,16 @@
 # core, see --mpich-ranks):
 #   1. bench/h5bench_vfd: the h5bench-style matrix through mpio, mpiio, raw MPI-IO and mpio again
 #      (the A/A control), alternating in one launch (1 warm-up + 5 counted repetitions per case,
-#      verified reads and files; time steps per case raised by --min-phase);
+#      verified reads and files; time steps per case raised by --min-phase), and each row's parity
+#      test against the A/A control (a flagged case is measured again with 10 repetitions);
 #   2. bench/h5bench_vfd_overhead: microseconds per tiny H5Dwrite/H5Dread call (8 bytes per
 #      rank), collective and independent, and per H5Fopen + H5Fclose pair;
 #   3. bench/h5perf.sh: HDF5's h5perf through mpio and, via the redirect shim, through mpiio.
-# Every output stays in build/bench-results/<time>/<layer>/. A default run (no option that shapes
-# the benchmark) that passes all checks publishes to docs/bench/<layer>/ and refreshes the
-# tables the README embeds between its <!-- bench:... --> markers.
+# Every output stays in build/bench-results/<time>/<layer>/: a run changes nothing else in the
+# checkout (`git status` stays clean) unless --publish is given. With --publish, each layer that
+# passes all checks is copied to docs/bench/<layer>/, and the index in docs/bench/README.md and
+# the tables the README embeds between its <!-- bench:<layer>/<file> --> markers are refreshed
+# (a missing marker is reported and skipped).
 #
 # Builds: Open MPI into build/ (scripts/setup.sh, then only the benchmark's targets); MPICH with
 # `scripts/build.sh --mpi mpich` (its last stdout line is the build directory, e.g.
@@ -30,7 +33,9 @@
 # docs/bench/S/<layer>/. h5perf needs a parallel h5perf in the HDF5 prefix (Debian ships none).
 #
 # Expected time on a quiet 2-core machine: 30-45 minutes with the three layers (25-30
-# without MPICH), plus the first build (a few minutes, more when HDF5 is not cached yet).
+# without MPICH) before the parity reruns and manychunks2d were added (each flagged case costs
+# about twice its first measurement again), plus the first build (a few minutes, more when HDF5
+# is not cached yet).
 #
 # Options:
 #   --layers LIST     subset of ompio,romio,mpich (default: all three; mpich when available)
@@ -46,6 +51,8 @@
 #   --size S          tiny | small | medium (default) | large (1 Mi particles per rank)
 #   --reps N          counted repetitions per driver (default 5)
 #   --warmup N        discarded warm-up repetitions (default 1)
+#   --confirm-reps N  repetitions of the rerun of a row the parity test flags (default 2 x --reps;
+#                     0: no reruns, the first verdict stands)
 #   --timesteps N     time steps per file (default 3)
 #   --min-phase S     per case, more time steps until the built-in driver's shorter phase lasts
 #                     about S seconds (default 0.2; at most 8x the steps and 512 MiB per phase; 0:
@@ -66,8 +73,8 @@
 #   --h5perf-only     only h5perf (= --no-matrix --no-overhead)
 #   --h5perf-configs LIST  h5perf configurations (bench/h5perf.sh --configs; default all)
 #   --h5perf-launches N    launch pairs per h5perf configuration (default 5)
-#   --publish         publish to docs/bench/ even for a shaped run
-#   --no-publish      never touch docs/bench/ or the README
+#   --publish         publish a passing run to docs/bench/ and the README's marked tables
+#   --no-publish      accepted for compatibility: not publishing is the default
 #   --no-setup        skip scripts/setup.sh for Open MPI (needs HDF5_ROOT)
 #   --timeout S       kill a hung benchmark launch after S seconds (default 3600)
 # Exit status: non-zero when a build step fails, when a benchmark reports a failure (wrong data
@@ -79,14 +86,14 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
 ARGS=("$@") STACK="" STACK_SUITE=bookworm STACK_LAYERS=""
-LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 min_phase_given=0 LABEL="" PUBLISH=auto SETUP=1 TIMEOUT=3600
+LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 min_phase_given=0 LABEL="" PUBLISH=no SETUP=1 TIMEOUT=3600
 MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
 BENCH_ARGS=()
 shaped=0 size_given=0
 need() { [ $# -ge 2 ] || { echo "main.sh: $1 needs a value" >&2; exit 2; }; }
 while (($#)); do
   case "$1" in
-    --patterns|--modes|--reps|--warmup|--timesteps|--drivers)
+    --patterns|--modes|--reps|--warmup|--timesteps|--drivers|--confirm-reps)
       need "$@"; BENCH_ARGS+=("$1" "$2"); shaped=1; shift 2 ;;
     --size) need "$@"; SIZE=$2; size_given=1; shaped=1; shift 2 ;;
     --min-phase) need "$@"; MIN_PHASE=$2; min_phase_given=1; shaped=1; shift 2 ;;
@@ -147,8 +154,8 @@ IFS=, read -r -a layer_list <<<"$LAYERS"
 for l in "${layer_list[@]}"; do
   case "$l" in ompio|romio|mpich) ;; *) echo "main.sh: unknown layer $l (ompio, romio, mpich)" >&2; exit 2 ;; esac
 done
-if [ "$PUBLISH" = auto ]; then
-  if ((shaped)); then PUBLISH=no; else PUBLISH=yes; fi
+if [ "$PUBLISH" = yes ] && ((shaped)); then
+  echo "[main] note: --publish with options that shape the benchmark: docs/bench/ will show this run" >&2
 fi
 CORES=$(getconf _NPROCESSORS_ONLN)
 [ -n "$MPICH_RANKS" ] || MPICH_RANKS=$((CORES < RANKS ? CORES : RANKS))
@@ -316,12 +323,13 @@ run_layer() {
 }
 
 # ---- publish -----------------------------------------------------------------------------------
-# embed_readme: replaces the text between "<!-- bench:X -->" and "<!-- /bench:X -->" in README.md
-# with docs/bench/X, for every X that exists.
-embed_readme() {
-  local tmp
+# embed_marked <file> <dir>: replaces the text between "<!-- bench:X -->" and "<!-- /bench:X -->"
+# in <file> with <dir>/X, for every X that exists there; reports the X that have no marker.
+embed_marked() {
+  local file=$1 dir=$2 tmp key
+  if [ ! -f "$file" ]; then log "${file#"$ROOT"/} not found: nothing embedded"; return 0; fi
   tmp=$(mktemp)
-  awk -v docs="$ROOT/docs/bench" '
+  awk -v docs="$dir" '
     match($0, /^<!-- bench:[^ ]+ -->$/) {
       key = substr($0, 12, length($0) - 15); file = docs "/" key
       print
@@ -333,13 +341,52 @@ embed_readme() {
     }
     skipping != "" && $0 == "<!-- /bench:" skipping " -->" { skipping = ""; print; next }
     skipping == "" { print }
-  ' README.md >"$tmp"
-  cat "$tmp" >README.md
+  ' "$file" >"$tmp"
+  cat "$tmp" >"$file"
   rm -f "$tmp"
+  for key in "${@:3}"; do
+    grep -qxF "<!-- bench:$key -->" "$file" || log "${file#"$ROOT"/}: no <!-- bench:$key --> marker, not embedded"
+  done
 }
 
-publish_layer() { # <layer>
+embed_readme() { # the README's marked copies: the summary across every published stack and layer
+  embed_marked "$ROOT/README.md" "$ROOT/docs/bench" summary.md
+}
+
+# published_dirs: every published layer's directory under docs/bench/, relative to it
+# (ompio, romio, mpich for this host's stacks; <stack>/<layer> for the Debian root stacks).
+published_dirs() {
+  (cd "$ROOT/docs/bench" && find . -name results.json -printf '%h\n' | sed 's|^\./||' | sort)
+}
+
+# publish_index: the table of published layers in docs/bench/README.md (between
+# <!-- bench:index.md --> and <!-- /bench:index.md -->): when each was measured, its files.
+publish_index() {
+  local tmp l json started load files f
+  tmp=$(mktemp -d)
+  {
+    echo "| stack / layer | measured | load average at start | files |"
+    echo "|---|---|---|---|"
+    for l in $(published_dirs); do
+      json="$ROOT/docs/bench/$l/results.json"
+      started=$(sed -n 's/.*"started": "\([^"]*\)".*/\1/p' "$json" | head -n 1)
+      load=$(sed -n 's/.*"loadavg_start": "\([^"]*\)".*/\1/p' "$json" | head -n 1)
+      files=""
+      for f in table.md chart.svg results.csv runs.csv results.json overhead.md h5perf.md; do
+        [ -f "$ROOT/docs/bench/$l/$f" ] && files+="${files:+, }[$f]($l/$f)"
+      done
+      echo "| \`$l/\` | ${started:-?} | ${load:-?} | $files |"
+    done
+  } >"$tmp/index.md"
+  embed_marked "$ROOT/docs/bench/README.md" "$tmp" index.md
+  rm -rf "$tmp"
+}
+
+# publish_layer <layer>: replaces the layer's published directory with this run's files (no file
+# of an older run stays next to them).
+publish_layer() {
   local src="$OUT/$1" dst="$PUBLISH_DIR/$1"
+  rm -rf "$dst"
   mkdir -p "$dst"
   local f
   for f in table.md table.txt results.csv results.json runs.csv chart.svg; do
@@ -380,8 +427,11 @@ for layer in "${layer_list[@]}"; do
   fi
 done
 if [ "$PUBLISH" = yes ] && ((${#ran[@]})); then
-  embed_readme
-  log "README.md: embedded tables refreshed"
+  publish_index
+  embed_readme "${ran[@]}"
+  log "docs/bench/README.md index and README.md's marked tables refreshed"
+elif ((${#ran[@]})); then
+  log "not published (--publish publishes a passing run to docs/bench/ and the README)"
 fi
 log "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); total $((SECONDS - T0)) s"
 for layer in "${ran[@]}"; do

@@ -265,9 +265,10 @@ Options parse_args(int argc, char **argv) {
             for (std::string d; std::getline(ss, d, ',');)
                 o.drivers.push_back(d);
         } else {
-            std::fprintf(stderr,
-                         "many_chunks: unknown argument %s (see the header of bench/many_chunks.cpp)\n",
-                         a.c_str());
+            std::fprintf(
+                stderr,
+                "many_chunks: unknown argument %s (see the header of test/manychunks/many_chunks.cpp)\n",
+                a.c_str());
             std::exit(2);
         }
     }

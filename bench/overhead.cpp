@@ -1,32 +1,225 @@
-// h5bench_vfd_overhead: per-operation overhead of the drivers (see overhead.hpp), measured in
-// alternating repetitions; prints a table and writes overhead.md / overhead.csv.
+// h5bench_vfd_overhead: per-operation overhead of the drivers, measured in alternating
+// repetitions; prints a table and writes overhead.md / overhead.csv.
+//
+// Many tiny data calls on a contiguous dataset, through the built-in mpio driver, the mpiio
+// plugin, and a raw MPI_File_{write,read}_at(_all) loop for reference. Every call moves `bytes`
+// bytes per rank; rank r's piece of call i sits at element i * P + r, so the pieces of one call are
+// adjacent in the file. Then H5Fopen + H5Fclose pairs of a small file (raw: MPI_File_open + close).
 //
 //   mpirun -n 4 h5bench_vfd_overhead [--ops auto|N] [--bytes 8] [--reps 7] [--warmup 1]
 //                                    [--drivers mpio,mpiio,raw] [--dir /dev/shm] [--out DIR]
 //                                    [--plugin-config S] [--label TEXT]
-#include "environment.hpp"
-#include "format.hpp"
-#include "overhead.hpp"
-#include "workdir.hpp"
+#include "common.hpp"
+#include "stats.hpp"
 
+#include <getopt.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
+#include <utility>
 #include <vector>
 
 using namespace bench;
 
 namespace {
 
-struct MpiSession {
-    MpiSession(int &argc, char **&argv) { MPI_Init(&argc, &argv); }
-    ~MpiSession() { MPI_Finalize(); }
-    MpiSession(const MpiSession &) = delete;
-    MpiSession &operator=(const MpiSession &) = delete;
+struct OpLoopSpec {
+    int ops = 2000;         // timed calls per loop
+    int bytes = 8;          // per rank per call (a multiple of 8)
+    std::string config;     // mpiio driver config string
+    bool collective = true; // collective transfers (H5FD_MPIO_COLLECTIVE, MPI_File_*_all), or independent
 };
+
+// Microseconds per call (slowest rank) of one write loop and one read loop over the same file,
+// and the number of values the read loop got wrong (over all ranks).
+struct OpLoopTimes {
+    double write_us = 0, read_us = 0;
+    uint64_t wrong = 0;
+};
+
+constexpr int kWarmupOps = 16;
+
+// The value of word k of rank r's piece in call i (distinct for every word of the file).
+uint64_t word(int i, int r, int k, int words) {
+    return (static_cast<uint64_t>(i) * 1000003ULL + static_cast<uint64_t>(r)) * static_cast<uint64_t>(words) +
+           static_cast<uint64_t>(k) + 1;
+}
+
+double max_over_ranks(double v) {
+    double out = 0;
+    BENCH_MPI(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    return out;
+}
+
+uint64_t sum_over_ranks(uint64_t v) {
+    uint64_t out = 0;
+    BENCH_MPI(MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
+    return out;
+}
+
+// Collective. `call(i)` for i in [0, n), started together on every rank; microseconds per call
+// on the slowest rank.
+template <class Call> double timed_loop(int n, Call call) {
+    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    const double t0 = MPI_Wtime();
+    for (int i = 0; i < n; ++i)
+        call(i);
+    return max_over_ranks(MPI_Wtime() - t0) * 1e6 / n;
+}
+
+// Collective. Untimed warm-up calls of `call` (first-call effects), then the timed loop.
+template <class Call> double warmed_timed_loop(int n, Call call) {
+    for (int i = 0; i < std::min(kWarmupOps, n); ++i)
+        call(i);
+    return timed_loop(n, call);
+}
+
+// Collective. Untimed warm-up writes, then `ops` writes and `ops` reads, each loop timed.
+template <class Write, class Read> void time_calls(int ops, Write write, Read read, OpLoopTimes &out) {
+    out.write_us = warmed_timed_loop(ops, write);
+    out.read_us = timed_loop(ops, read);
+}
+
+// The words this rank writes in every call, call after call.
+std::vector<uint64_t> make_values(const OpLoopSpec &s) {
+    const int words = s.bytes / 8;
+    std::vector<uint64_t> v(static_cast<size_t>(s.ops) * static_cast<size_t>(words));
+    for (int i = 0; i < s.ops; ++i)
+        for (int k = 0; k < words; ++k)
+            v[static_cast<size_t>(i) * words + k] = word(i, rank(), k, words);
+    return v;
+}
+
+uint64_t count_wrong(const std::vector<uint64_t> &expected, const std::vector<uint64_t> &got) {
+    uint64_t bad = 0;
+    for (size_t i = 0; i < expected.size(); ++i)
+        bad += expected[i] != got[i] ? 1 : 0;
+    return bad;
+}
+
+// HDF5 handles of one loop, closed in reverse order whatever happens.
+struct H5Loop {
+    hid_t fapl = -1, file = -1, dcpl = -1, fspace = -1, dset = -1, mspace = -1, dxpl = -1;
+    std::vector<hid_t> sels; // one file selection per call, built before the clock starts
+    ~H5Loop() {
+        for (hid_t s : sels)
+            H5Sclose(s);
+        using Close = herr_t (*)(hid_t);
+        const std::pair<hid_t, Close> handles[] = {{dxpl, H5Pclose},   {mspace, H5Sclose}, {dset, H5Dclose},
+                                                   {fspace, H5Sclose}, {dcpl, H5Pclose},   {file, H5Fclose},
+                                                   {fapl, H5Pclose}};
+        for (const auto &[id, close] : handles)
+            if (id >= 0)
+                close(id);
+    }
+};
+
+double run_h5_open_close_loop(Driver d, const std::string &path, int cycles, const std::string &config) {
+    double us = 0;
+    {
+        H5Loop h;
+        h.fapl = driver_fapl(d, config);
+        h.file = BENCH_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, h.fapl));
+        const hsize_t n = 1024;
+        h.fspace = BENCH_H5(H5Screate_simple(1, &n, nullptr));
+        h.dset = BENCH_H5(
+            H5Dcreate2(h.file, "data", H5T_NATIVE_UINT64, h.fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        BENCH_H5(H5Dclose(h.dset));
+        h.dset = -1;
+        BENCH_H5(H5Fclose(h.file));
+        h.file = -1;
+        us = warmed_timed_loop(cycles, [&](int) {
+            const hid_t file = BENCH_H5(H5Fopen(path.c_str(), H5F_ACC_RDWR, h.fapl));
+            BENCH_H5(H5Fclose(file));
+        });
+    }
+    remove_file(path);
+    return us;
+}
+
+double run_raw_open_close_loop(const std::string &path, int cycles) {
+    const double us = warmed_timed_loop(cycles, [&](int) {
+        MPI_File fh = MPI_FILE_NULL;
+        BENCH_MPI(
+            MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+        BENCH_MPI(MPI_File_close(&fh));
+    });
+    remove_file(path);
+    return us;
+}
+
+OpLoopTimes run_h5_op_loop(Driver d, const std::string &path, const OpLoopSpec &s) {
+    const int words = s.bytes / 8, P = nranks(), R = rank();
+    const std::vector<uint64_t> values = make_values(s);
+    std::vector<uint64_t> got(values.size(), 0);
+    OpLoopTimes out;
+    {
+        H5Loop h;
+        h.fapl = driver_fapl(d, s.config);
+        BENCH_H5(H5Pset_all_coll_metadata_ops(h.fapl, true));
+        BENCH_H5(H5Pset_coll_metadata_write(h.fapl, true));
+        h.file = BENCH_H5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, h.fapl));
+        const hsize_t total = static_cast<hsize_t>(s.ops) * P * words, piece = static_cast<hsize_t>(words);
+        h.fspace = BENCH_H5(H5Screate_simple(1, &total, nullptr));
+        h.dcpl = BENCH_H5(H5Pcreate(H5P_DATASET_CREATE));
+        BENCH_H5(H5Pset_alloc_time(h.dcpl, H5D_ALLOC_TIME_EARLY));
+        BENCH_H5(H5Pset_fill_time(h.dcpl, H5D_FILL_TIME_NEVER));
+        h.dset = BENCH_H5(
+            H5Dcreate2(h.file, "ops", H5T_NATIVE_UINT64, h.fspace, H5P_DEFAULT, h.dcpl, H5P_DEFAULT));
+        h.mspace = BENCH_H5(H5Screate_simple(1, &piece, nullptr));
+        h.dxpl = BENCH_H5(H5Pcreate(H5P_DATASET_XFER));
+        BENCH_H5(H5Pset_dxpl_mpio(h.dxpl, s.collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT));
+        for (int i = 0; i < s.ops; ++i) {
+            const hsize_t start = (static_cast<hsize_t>(i) * P + R) * words;
+            h.sels.push_back(BENCH_H5(H5Scopy(h.fspace)));
+            BENCH_H5(H5Sselect_hyperslab(h.sels.back(), H5S_SELECT_SET, &start, nullptr, &piece, nullptr));
+        }
+        time_calls(
+            s.ops,
+            [&](int i) {
+                BENCH_H5(H5Dwrite(h.dset, H5T_NATIVE_UINT64, h.mspace, h.sels[static_cast<size_t>(i)], h.dxpl,
+                                  &values[static_cast<size_t>(i) * words]));
+            },
+            [&](int i) {
+                BENCH_H5(H5Dread(h.dset, H5T_NATIVE_UINT64, h.mspace, h.sels[static_cast<size_t>(i)], h.dxpl,
+                                 &got[static_cast<size_t>(i) * words]));
+            },
+            out);
+    }
+    out.wrong = sum_over_ranks(count_wrong(values, got));
+    remove_file(path);
+    return out;
+}
+
+OpLoopTimes run_raw_op_loop(const std::string &path, const OpLoopSpec &s) {
+    const int words = s.bytes / 8, P = nranks(), R = rank();
+    const std::vector<uint64_t> values = make_values(s);
+    std::vector<uint64_t> got(values.size(), 0);
+    auto offset = [&](int i) { return static_cast<MPI_Offset>((static_cast<int64_t>(i) * P + R) * s.bytes); };
+    OpLoopTimes out;
+    MPI_File fh = MPI_FILE_NULL;
+    BENCH_MPI(
+        MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_Status st;
+    const auto write = s.collective ? MPI_File_write_at_all : MPI_File_write_at;
+    const auto read = s.collective ? MPI_File_read_at_all : MPI_File_read_at;
+    time_calls(
+        s.ops,
+        [&](int i) {
+            BENCH_MPI(
+                write(fh, offset(i), &values[static_cast<size_t>(i) * words], words, MPI_UINT64_T, &st));
+        },
+        [&](int i) {
+            BENCH_MPI(read(fh, offset(i), &got[static_cast<size_t>(i) * words], words, MPI_UINT64_T, &st));
+        },
+        out);
+    BENCH_MPI(MPI_File_close(&fh));
+    out.wrong = sum_over_ranks(count_wrong(values, got));
+    remove_file(path);
+    return out;
+}
 
 struct OverheadOptions {
     OpLoopSpec spec{.ops = 0, .bytes = 8, .config = {}}; // ops 0: calibrate (--ops auto)
@@ -64,65 +257,50 @@ bool parse(int argc, char **argv, OverheadOptions &o, int &exit_code) {
         exit_code = 2;
         return false;
     };
-    auto to_int = [](const char *s, int &v, int min) {
-        char *end = nullptr;
-        const long x = std::strtol(s, &end, 10);
-        if (end == s || *end != '\0' || x < min || x > 100000000)
-            return false;
-        v = static_cast<int>(x);
-        return true;
-    };
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "-h" || a == "--help") {
+    static const option longopts[] = {{"ops", required_argument, nullptr, 'o'},
+                                      {"bytes", required_argument, nullptr, 'b'},
+                                      {"reps", required_argument, nullptr, 'r'},
+                                      {"warmup", required_argument, nullptr, 'w'},
+                                      {"drivers", required_argument, nullptr, 'd'},
+                                      {"dir", required_argument, nullptr, 'D'},
+                                      {"out", required_argument, nullptr, 'O'},
+                                      {"plugin-config", required_argument, nullptr, 'c'},
+                                      {"label", required_argument, nullptr, 'l'},
+                                      {"help", no_argument, nullptr, 'h'},
+                                      {nullptr, 0, nullptr, 0}};
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1;) {
+        if (c == 'o' && std::string(optarg) == "auto")
+            o.spec.ops = 0;
+        else if (c == 'o' && !parse_int(optarg, o.spec.ops, 1))
+            return fail("--ops needs an integer >= 1 or auto");
+        else if (c == 'b' && (!parse_int(optarg, o.spec.bytes, 8) || o.spec.bytes % 8 != 0))
+            return fail("--bytes needs a multiple of 8");
+        else if (c == 'r' && !parse_int(optarg, o.reps, 1))
+            return fail("--reps needs an integer >= 1");
+        else if (c == 'w' && !parse_int(optarg, o.warmup, 0))
+            return fail("--warmup needs an integer >= 0");
+        else if (c == 'd' && (!parse_drivers(optarg, o.drivers) ||
+                              std::count(o.drivers.begin(), o.drivers.end(), Driver::Mpio2) > 0))
+            return fail(std::string("--drivers: not a list of mpio,mpiio,raw: ") + optarg);
+        else if (c == 'D')
+            o.dir = optarg;
+        else if (c == 'O')
+            o.out = optarg;
+        else if (c == 'c')
+            o.spec.config = optarg;
+        else if (c == 'l')
+            o.label = optarg;
+        else if (c == 'h' || c == '?') {
+            if (c == '?')
+                return fail(std::string("unknown option or missing value: ") + argv[optind - 1]);
             if (rank() == 0)
                 std::printf("%s", kUsage);
             exit_code = 0;
             return false;
         }
-        if (i + 1 >= argc)
-            return fail("unknown option or missing value: " + a);
-        const char *v = argv[++i];
-        if (a == "--ops") {
-            if (std::string(v) == "auto")
-                o.spec.ops = 0;
-            else if (!to_int(v, o.spec.ops, 1))
-                return fail("--ops needs an integer >= 1 or auto");
-        } else if (a == "--bytes") {
-            if (!to_int(v, o.spec.bytes, 8) || o.spec.bytes % 8 != 0)
-                return fail("--bytes needs a multiple of 8");
-        } else if (a == "--reps") {
-            if (!to_int(v, o.reps, 1))
-                return fail("--reps needs an integer >= 1");
-        } else if (a == "--warmup") {
-            if (!to_int(v, o.warmup, 0))
-                return fail("--warmup needs an integer >= 0");
-        } else if (a == "--drivers") {
-            o.drivers.clear();
-            std::stringstream ss(v);
-            std::string d;
-            while (std::getline(ss, d, ','))
-                if (d == "mpio" || d == "mpiio" || d == "raw")
-                    o.drivers.push_back(d == "mpio"    ? Driver::Mpio
-                                        : d == "mpiio" ? Driver::Mpiio
-                                                       : Driver::Raw);
-                else
-                    return fail("unknown driver " + d);
-            if (o.drivers.empty())
-                return fail("--drivers is empty");
-        } else if (a == "--dir") {
-            o.dir = v;
-        } else if (a == "--out") {
-            o.out = v;
-        } else if (a == "--plugin-config") {
-            o.spec.config = v;
-        } else if (a == "--label") {
-            o.label = v;
-        } else {
-            return fail("unknown option " + a);
-        }
     }
-    return true;
+    return optind == argc || fail(std::string("unexpected argument ") + argv[optind]);
 }
 
 // Collective. --ops auto: a short loop through the first driver gives the time per call; the
@@ -211,35 +389,18 @@ Samples measure(const OverheadOptions &o, const std::string &work) {
     return s;
 }
 
-struct Stat {
-    int n = 0;
-    double median = 0, min = 0, max = 0;
-};
-
-Stat stat_of(std::vector<double> v) {
-    Stat s;
-    if (v.empty())
-        return s;
-    std::sort(v.begin(), v.end());
-    s.n = static_cast<int>(v.size());
-    s.median = s.n % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-    s.min = v.front();
-    s.max = v.back();
-    return s;
-}
-
-std::string us_cell(const Stat &s) {
+std::string us_cell(const Spread &s) {
     return s.n ? fmt("%.1f", s.median) + " (" + fmt("%.1f", s.min) + "-" + fmt("%.1f", s.max) + ")" : "-";
 }
 
 // Per round mpio_us / mpiio_us: the plugin's call rate relative to the built-in driver's.
-Stat rate_ratio(const Samples &s, int row) {
+Spread rate_ratio(const Samples &s, int row) {
     const std::vector<double> &a = s.us[row][0], &b = s.us[row][1];
     std::vector<double> r;
     for (size_t i = 0; i < a.size() && i < b.size(); ++i)
         if (b[i] > 0)
             r.push_back(a[i] / b[i]);
-    return stat_of(r);
+    return spread(r);
 }
 
 void write_markdown(FILE *f, const OverheadOptions &o, const RunInfo &info, const Samples &s) {
@@ -260,8 +421,8 @@ void write_markdown(FILE *f, const OverheadOptions &o, const RunInfo &info, cons
                  "| operation | mpio µs/call | mpiio µs/call | mpiio - mpio µs | **mpiio/mpio** | raw MPI-IO "
                  "µs/call |\n|---|--:|--:|--:|--:|--:|\n");
     for (int row = 0; row < kRows; ++row) {
-        const Stat m = stat_of(s.us[row][0]), p = stat_of(s.us[row][1]), r = stat_of(s.us[row][2]);
-        const Stat q = rate_ratio(s, row);
+        const Spread m = spread(s.us[row][0]), p = spread(s.us[row][1]), r = spread(s.us[row][2]);
+        const Spread q = rate_ratio(s, row);
         std::fprintf(
             f, "| %s | %s | %s | %s | %s | %s |\n", kRowNames[row], us_cell(m).c_str(), us_cell(p).c_str(),
             m.n && p.n ? fmt("%+.1f", p.median - m.median).c_str() : "-",

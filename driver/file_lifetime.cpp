@@ -314,6 +314,8 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
         size = static_cast<MPI_Offset>(rank0_size[0]);
     }
     size = std::max<MPI_Offset>(size, 0); // a file to be created
+    if (open_may_drop_hints())            // collective; hints are advisory, so a refusal is not an error
+        MPI_File_set_info(opened.fh, requested.get());
 
     // Local steps that cannot fail on one rank alone: the hints in effect (the requested ones when
     // the MPI-IO layer will not tell), whether writes need MPI_File_sync to become visible.

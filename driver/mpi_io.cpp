@@ -28,6 +28,18 @@ int from_const(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatyp
     return Write(fh, offset, buf, count, type, status);
 }
 
+// Local. False when the handle's layer reports romio_ds_write as anything but "disable".
+bool write_sieving_off(MPI_File fh) {
+    Info in_effect;
+    if (MPI_File_get_info(fh, in_effect.out()) != MPI_SUCCESS)
+        return false;
+    char value[MPI_MAX_INFO_VAL + 1] = {};
+    int present = 0;
+    if (MPI_Info_get(in_effect.get(), "romio_ds_write", MPI_MAX_INFO_VAL, value, &present) != MPI_SUCCESS)
+        return false;
+    return !present || std::strcmp(value, "disable") == 0;
+}
+
 } // namespace
 
 void MpiIo::bind(MPI_File *shared, OwnHandleSettings own, haddr_t eof) {
@@ -139,6 +151,16 @@ bool MpiIo::own_view_usable() {
     check_mpi(MPI_Info_set(hints.get(), "romio_ds_write", "disable"), "MPI_Info_set");
     if (MPI_File_open(MPI_COMM_SELF, own_settings_.path.c_str(), MPI_MODE_WRONLY, hints.get(), &own_) !=
         MPI_SUCCESS) {
+        own_ = MPI_FILE_NULL;
+        own_unusable_ = true;
+        return false;
+    }
+    // Open MPI 5's romio341 ignores the open's hints: set them again, and use the handle only if
+    // the layer then reports write sieving off (or does not know the hint: OMPIO never sieves
+    // writes).
+    MPI_File_set_info(own_, hints.get());
+    if (!write_sieving_off(own_)) {
+        MPI_File_close(&own_);
         own_ = MPI_FILE_NULL;
         own_unusable_ = true;
     }

@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -49,41 +50,64 @@ int priority(const char *name, int fallback) {
     return v.empty() ? fallback : std::atoi(v.c_str());
 }
 
+// What this process's MPI says about its MPI-IO layer, read once.
+struct LayerFacts {
+    bool open_mpi = false;
+    int open_mpi_major = 0;
+    bool ompio_possible = true; // OMPIO may open files (also when it cannot tell)
+    bool romio_possible = true; // an Open MPI ROMIO component may open files
+};
+
 // Local. Open MPI's io component choice: the `io` parameter (a list, or ^list to exclude), else
-// the highest priority. ROMIO only when OMPIO is certainly out of the running.
-bool ompio_possible() {
+// the highest priority.
+void read_open_mpi_io_choice(LayerFacts &facts) {
     int provided = 0;
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
-        return true;
+        return;
     const std::string io = mca_parameter("io");
-    bool possible = true;
     if (!io.empty()) {
         const bool excluding = io[0] == '^';
         const bool names_ompio = io.find("ompio") != std::string::npos;
-        possible = excluding ? !names_ompio : names_ompio;
+        const bool names_romio = io.find("romio") != std::string::npos;
+        facts.ompio_possible = excluding ? !names_ompio : names_ompio;
+        facts.romio_possible = excluding ? !names_romio : names_romio;
     } else {
         const int ompio = priority("io_ompio_priority", 30);
         const int romio =
             std::max(priority("io_romio321_priority", -1), priority("io_romio341_priority", -1));
-        possible = romio < 0 || ompio >= romio;
+        facts.ompio_possible = romio < 0 || ompio >= romio;
+        facts.romio_possible = romio >= 0 && romio >= ompio;
     }
     MPI_T_finalize();
-    return possible;
 }
 
-} // namespace
-
-bool open_needs_agreement_first() {
+const LayerFacts &layer_facts() {
     static std::once_flag once;
-    static bool needed = true;
+    static LayerFacts facts;
     std::call_once(once, [] {
         char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
         int length = 0;
         if (MPI_Get_library_version(version, &length) != MPI_SUCCESS)
             return;
-        needed = std::strstr(version, "Open MPI") != nullptr && ompio_possible();
+        const char *open_mpi = std::strstr(version, "Open MPI v");
+        if (open_mpi == nullptr) { // MPICH and its derivatives: ROMIO
+            facts.ompio_possible = false;
+            return;
+        }
+        facts.open_mpi = true;
+        facts.open_mpi_major = std::atoi(open_mpi + std::strlen("Open MPI v"));
+        read_open_mpi_io_choice(facts);
     });
-    return needed;
+    return facts;
+}
+
+} // namespace
+
+bool open_needs_agreement_first() { return layer_facts().ompio_possible; }
+
+bool open_may_drop_hints() {
+    const LayerFacts &facts = layer_facts();
+    return facts.open_mpi && facts.open_mpi_major >= 5 && facts.romio_possible;
 }
 
 } // namespace mpiio

@@ -1,4 +1,5 @@
-// Which MPI-IO layer opens files in this process, as far as MPI_File_open's failure behaviour goes.
+// Which MPI-IO layer opens files in this process, as far as MPI_File_open's failure behaviour and
+// its handling of hints go.
 //
 // When MPI_File_open fails on some ranks only (a missing file or a permission on one host), ROMIO
 // (Open MPI's romio321/romio341 and MPICH's) ends its open with an MPI_Allreduce of the error codes
@@ -14,5 +15,10 @@ namespace mpiio {
 // the MCA parameters io and io_*_priority through MPI_T). True when files may be opened by OMPIO;
 // also when it cannot tell (then the check is made: it is never wrong, only an extra system call).
 bool open_needs_agreement_first();
+
+// Local, read once. True where the ROMIO component of Open MPI 5 or later may open files: it drops
+// the hints given to MPI_File_open (MPI_File_get_info reports its defaults; measured with Open MPI
+// 5.0.7's romio341) and takes them only from MPI_File_set_info after the open.
+bool open_may_drop_hints();
 
 } // namespace mpiio

@@ -58,9 +58,11 @@ case "$HDF5_VERSION" in
 esac
 
 # ---- Debian packages -------------------------------------------------------
-# (debootstrap and util-linux's unshare make and enter the root stacks' file systems)
+# (debootstrap and util-linux's unshare make and enter the root stacks' file systems; valgrind counts
+# instructions for the instructions label, strace file-system calls for scripts/scale_counts.sh)
 PACKAGES=(build-essential cmake ninja-build pkg-config "${MPI_PACKAGES[@]}"
-          libgtest-dev zlib1g-dev dpkg-dev xz-utils gnuplot-nox iproute2 util-linux debootstrap)
+          libgtest-dev zlib1g-dev dpkg-dev xz-utils gnuplot-nox iproute2 util-linux debootstrap
+          valgrind strace)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

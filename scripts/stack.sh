@@ -35,10 +35,11 @@ CACHE=${MPIIO_VFD_CACHE:-/var/cache/mpiio-vfd}
 # What the tests and scripts call inside a root: the toolchain, both MPI families, the
 # distribution's parallel HDF5 for both, its serial tools (h5dump, h5ls, h5diff), and what
 # scripts/setup.sh installs on the host for test scripts (ip for multihost, gnuplot for main.sh,
-# flock/unshare from util-linux, ps/pgrep from procps).
+# flock/unshare from util-linux, ps/pgrep from procps, valgrind for the instructions label, strace
+# for scripts/scale_counts.sh).
 ROOT_PACKAGES=(build-essential cmake ninja-build pkgconf libgtest-dev zlib1g-dev hdf5-tools
                openmpi-bin libopenmpi-dev mpich libmpich-dev libhdf5-openmpi-dev libhdf5-mpich-dev
-               iproute2 gnuplot-nox util-linux procps file binutils ca-certificates)
+               iproute2 gnuplot-nox util-linux procps file binutils ca-certificates valgrind strace)
 log() { echo "[stack] $*" >&2; }
 die() { log "$*"; exit 1; }
 
@@ -137,6 +138,21 @@ create_root() {
   log "$suite root ready in $root (HDF5 package $(recorded_hdf5 "$root"))"
 }
 
+# install_missing <root>: the ROOT_PACKAGES a root made before one was added to the list lacks.
+install_missing() {
+  local root=$1 missing=()
+  read -r -a missing <<<"$(in_root "$root" bash -c 'for p; do
+      dpkg-query -W -f="\${Status}" "$p" 2>/dev/null | grep -q "install ok installed" || printf "%s " "$p"
+    done' check "${ROOT_PACKAGES[@]}")"
+  ((${#missing[@]})) || return 0
+  log "installing into the root: ${missing[*]}"
+  in_root "$root" bash -c 'export DEBIAN_FRONTEND=noninteractive
+      apt-get install -y -q --no-install-recommends "$@" && apt-get clean' install "${missing[@]}" \
+      >>"$CACHE/roots/$(basename "$root")-install.log" 2>&1 \
+    || die "installing ${missing[*]} into $root failed; see $CACHE/roots/$(basename "$root")-install.log"
+  in_root "$root" dpkg-query -W -f='${Package} ${Version}\n' >"$root/.mpiio-vfd-packages"
+}
+
 # setup_root <suite>: the root for <suite>, created or rebuilt as needed, under the suite's lock.
 setup_root() {
   local suite=$1 root=$CACHE/roots/$1 have want
@@ -148,6 +164,7 @@ setup_root() {
     if want=$(candidate_hdf5 "$root") && [ -n "$want" ]; then
       if [ "$want" = "$have" ]; then
         log "$suite root in $root (HDF5 package $have, the suite's current one)"
+        install_missing "$root"
         exec 9>&-; return 0
       fi
       log "the $suite suite now has HDF5 package $want (root has $have): rebuilding the root"

@@ -33,6 +33,10 @@ struct DsetSpec {
     std::vector<uint64_t> chunk; // empty: contiguous layout
     int deflate = 0;             // gzip level (0 = no filter)
     int nattrs = 0;              // 4-int attributes attached to the dataset
+    // Read with the chunk cache off (H5Pset_chunk_cache 0). A read-only file's chunks no larger
+    // than the cache turn HDF5's selection I/O off: HDF5 then builds an MPI datatype per chunk and
+    // hands the driver one derived-type read, and that dominates both drivers' time.
+    bool read_without_chunk_cache = false;
     size_t esize() const { return ftype == FileType::Particle ? 32 : 4; }
     uint64_t nelems() const;
 };

@@ -133,6 +133,16 @@ void print_checks(FILE *out, const std::vector<CaseResult> &results) {
     }
 }
 
+// How the table's flagged rows were confirmed.
+std::string rerun_text(const RunInfo &info) {
+    if (info.confirm_reps <= 0)
+        return "flagged rows were not measured again (--confirm-reps 0): a first verdict stands";
+    return fmt(
+        "a flagged row was measured again (%d repetitions, its own A/A control) and shows that rerun's "
+        "verdict, marked (rerun)",
+        info.confirm_reps);
+}
+
 void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseResult> &results) {
     std::fprintf(
         f,
@@ -143,15 +153,13 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
         "mpio2/mpio**: the built-in driver run a second time in every round against its first run, the same "
         "statistic: how far two identical drivers land apart here. **parity**: exact two-sided Mann-Whitney "
         "test of the per-repetition log(mpiio/mpio) against log(mpio2/mpio), alpha 0.05: below / above = "
-        "measurably slower / faster than the A/A control, ~ = not distinguishable; a flagged row was "
-        "measured "
-        "again (%d repetitions, its own A/A control) and shows that rerun's verdict, marked (rerun). Load "
+        "measurably slower / faster than the A/A control, ~ = not distinguishable; %s. Load "
         "average (1/5/15 min) %s at start, %s at end. %s on %s, %.0f s.%s%s\n\n",
         layer_title(info).c_str(), short_library_name(info.mpi_library).c_str(), info.io_component.c_str(),
         info.hdf5_version.c_str(), info.ranks, std::thread::hardware_concurrency(), info.dir.c_str(),
-        info.size.c_str(), steps_text(info, results).c_str(), info.warmup, info.reps, info.confirm_reps,
-        info.load_start.c_str(), info.load_end.c_str(), info.started.c_str(), info.host.c_str(), info.total_s,
-        info.label.empty() ? "" : " ", info.label.c_str());
+        info.size.c_str(), steps_text(info, results).c_str(), info.warmup, info.reps,
+        rerun_text(info).c_str(), info.load_start.c_str(), info.load_end.c_str(), info.started.c_str(),
+        info.host.c_str(), info.total_s, info.label.empty() ? "" : " ", info.label.c_str());
     std::fprintf(
         f, "| case | MiB | steps | mpio s (w/r) | write mpio | write mpiio | **write mpiio/mpio** | read "
            "mpio | read mpiio | **read mpiio/mpio** | mpiio/raw (w/r) | A/A mpio2/mpio (w / r) | "

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -120,6 +121,25 @@ TEST(FileProperties, AccessPlistCarriesCommunicatorAndHints) {
     EXPECT_GE(H5Fclose(file.release()), 0);
     Hid again(H5Fopen(path.c_str(), H5F_ACC_RDONLY, access));
     EXPECT_TRUE(all_ranks(again.valid())) << error_stack_text();
+}
+
+// A hint the application gives reaches the MPI-IO layer: its MPI_File reports the value. Open MPI
+// 5's romio341 drops the hints given to MPI_File_open (it reports its default there); the driver
+// sets them again after the open on that layer.
+TEST(FileProperties, HintsReachTheMpiIoLayer) {
+    const std::string path = test_dir() + "/hints.h5";
+    FaplOptions opt;
+    opt.config = "hint.cb_buffer_size=65536";
+    Hid fapl = make_fapl(Driver::Mpiio, opt);
+    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
+    void *handle = nullptr;
+    ASSERT_GE(H5Fget_vfd_handle(file, H5P_DEFAULT, &handle), 0);
+    MPI_Info used = MPI_INFO_NULL;
+    ASSERT_EQ(MPI_File_get_info(*static_cast<MPI_File *>(handle), &used), MPI_SUCCESS);
+    EXPECT_EQ(info_value(used, "cb_buffer_size"), "65536")
+        << "layer " << (std::getenv("MPIIO_TEST_IO") ? std::getenv("MPIIO_TEST_IO") : "?");
+    MPI_Info_free(&used);
 }
 
 TEST(FileProperties, AccessPlistOfFileOpenedWithoutInfo) {

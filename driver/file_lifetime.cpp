@@ -314,8 +314,8 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
         size = static_cast<MPI_Offset>(rank0_size[0]);
     }
     size = std::max<MPI_Offset>(size, 0); // a file to be created
-    // Collective. Hints are advisory: a layer refusing them is not an error.
-    if (open_may_drop_hints())
+    // Collective (the same answer on every rank). Hints are advisory: a refusal is not an error.
+    if (open_dropped_hints(opened.fh))
         MPI_File_set_info(opened.fh, requested.get());
 
     // Local steps that cannot fail on one rank alone: the hints in effect (the requested ones when

@@ -9,16 +9,20 @@
 // that they can open the file, and agree on it, before MPI_File_open.
 #pragma once
 
+#include <mpi.h>
+
 namespace mpiio {
 
-// Local; read once per process from the MPI itself (the library version string, and under Open MPI
-// the MCA parameters io and io_*_priority through MPI_T). True when files may be opened by OMPIO;
-// also when it cannot tell (then the check is made: it is never wrong, only an extra system call).
+// Local; read once per process: the MPI library's version string, and under Open MPI the io
+// component list `mpirun --mca io` hands the processes (OMPI_MCA_io). True when files may be opened
+// by OMPIO; also when it cannot tell (then the check is made: it is never wrong, only an extra
+// system call).
 bool open_needs_agreement_first();
 
-// Local, read once. True where the ROMIO component of Open MPI 5 or later may open files: it drops
-// the hints given to MPI_File_open (MPI_File_get_info reports its defaults; measured with Open MPI
-// 5.0.7's romio341) and takes them only from MPI_File_set_info after the open.
-bool open_may_drop_hints();
+// Local. True when `fh` was opened by the ROMIO component of Open MPI 5 or later, which drops the
+// hints given to MPI_File_open (MPI_File_get_info reports its defaults; measured with Open MPI
+// 5.0.7's romio341) and takes them only from MPI_File_set_info after the open. Every rank of a
+// file opens it with the same component, so every rank gets the same answer.
+bool open_dropped_hints(MPI_File fh);
 
 } // namespace mpiio

@@ -3,12 +3,14 @@
 // tables (test/unit/test_independent_plan.cpp) and independent_engine.cpp carries the calls out.
 //
 // The cost model (issue 25): one MPI-IO call costs about as much as moving `gap_cost` bytes (the
-// config key sieve_gap; measured, see docs/architecture.md). So a read bridges a hole between two
-// stretches of wanted bytes when the hole is at most gap_cost bytes (reading it costs less than
-// the call it saves), and a write - which must read a bridged range back first and write it whole
-// - bridges a hole when the hole twice plus the stretch after it is at most gap_cost, and only
+// config key sieve_gap; measured with bench/mpiio_call_cost, see docs/architecture.md). So a read
+// bridges a hole between two stretches of wanted bytes when the hole plus the stretch after it is
+// at most gap_cost bytes (the hole is read, the stretch copied once more out of the staging
+// buffer, against the call saved), and a write - which must read a bridged range back first and
+// write it whole - when the hole twice plus the stretch after it is at most gap_cost, and only
 // where no other rank writes inside the range (the collective route's disjoint extents, or a file
-// of one rank).
+// of one rank). Many unbridged stretches shorter than gap_cost on average are written as one call
+// through the rank's own file view.
 #pragma once
 
 #include "mpi_io.hpp"
@@ -91,8 +93,8 @@ struct GroupCall {
 // staging_buffer bytes (a segment of kDirectBytes or more always moves on its own). Reads list
 // ReadSpans and Directs (copy out afterwards); writes list ReadSpans first (holes to bridge), then
 // WriteSpans, ViewWrites and Directs (copy in before the writes). kViewWriteMinRuns or more
-// unbridged stretches go through the rank's own view (`view_usable`) when other ranks may write
-// between them (!may_bridge), or when they are shorter than gap_cost on average.
+// unbridged stretches shorter than gap_cost on average go through the rank's own view
+// (`view_usable`).
 std::vector<GroupCall> plan_group(std::span<const PlannedSegment> segments, Direction dir, bool may_bridge,
                                   bool view_usable, const IndependentLimits &limits);
 

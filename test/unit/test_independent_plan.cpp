@@ -119,10 +119,13 @@ TEST(IndependentPlan, ReadsBridgeHolesUpToTheGapCost) {
     // 1 KiB runs 8 KiB apart: a call each, straight into memory.
     EXPECT_EQ(calls(mpiio::plan_group(strided(3, K, 9 * K), Direction::Read, true, false, limits())),
               "D 0+1024, D 9216+1024, D 18432+1024");
-    // A hole of exactly the gap cost is bridged, one byte more is not.
-    std::vector<PlannedSegment> two = {
-        {0, 100, false}, {100 + 4 * K, 100, false}, {200 + 8 * K + 1, 100, false}};
-    EXPECT_EQ(calls(mpiio::plan_group(two, Direction::Read, true, false, limits())), "R 0+4296, D 8393+100");
+    // A hole that with the stretch after it makes exactly the gap cost is bridged, one byte more
+    // is not.
+    std::vector<PlannedSegment> two = {{0, 100, false}, {4 * K, 100, false}, {8 * K + 101, 100, false}};
+    EXPECT_EQ(calls(mpiio::plan_group(two, Direction::Read, true, false, limits())), "R 0+4196, D 8293+100");
+    // 4 KiB blocks 4 KiB apart (h5perf's interleaved read on 2 ranks): a call each.
+    EXPECT_EQ(calls(mpiio::plan_group(strided(3, 4 * K, 8 * K), Direction::Read, true, false, limits())),
+              "D 0+4096, D 8192+4096, D 16384+4096");
 }
 
 TEST(IndependentPlan, FileAdjacentSegmentsFormOneStretch) {
@@ -143,6 +146,11 @@ TEST(IndependentPlan, WritesBridgeOnlyWhereAllowedAndWorthIt) {
     EXPECT_EQ(
         calls(mpiio::plan_group(strided(64, K, 2 * K, 0, true), Direction::Write, false, true, limits())),
         "V* 0+130048");
+    // Runs of the gap cost or longer beside other ranks' bytes: a call each (h5perf's interleaved
+    // write of 4 KiB blocks), the view only pays for shorter ones.
+    EXPECT_EQ(calls(mpiio::plan_group(strided(8, 4 * K, 8 * K), Direction::Write, false, true, limits())),
+              "D 0+4096, D 8192+4096, D 16384+4096, D 24576+4096, D 32768+4096, D 40960+4096, D 49152+4096, "
+              "D 57344+4096");
     // Without the view (atomic mode, or too few runs): a call per run.
     EXPECT_EQ(calls(mpiio::plan_group(strided(3, K, 2 * K), Direction::Write, false, true, limits())),
               "D 0+1024, D 2048+1024, D 4096+1024");

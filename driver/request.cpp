@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 namespace mpiio {
@@ -17,8 +18,9 @@ namespace sel = selection;
 
 constexpr std::size_t kMaxBlock = std::size_t{1} << 30; // MPI block lengths are int: longer runs split
 
-// Local. Sorted, merged runs as MPI types: an hindexed pair over absolute memory addresses; one
-// run of at most INT_MAX bytes needs no derived type at all.
+// Local. Sorted, merged runs as MPI types: an hindexed pair, the memory one relative to the lowest
+// run buffer (not MPI_BOTTOM: MPICH 4.0/4.1's MPI_Pack and MPI_Unpack refuse a null buffer even
+// with absolute displacements); one run of at most INT_MAX bytes needs no derived type at all.
 MpiDescription describe_runs(std::span<const Run> runs) {
     MpiDescription d;
     if (runs.empty())
@@ -31,6 +33,11 @@ MpiDescription describe_runs(std::span<const Run> runs) {
     std::vector<int> lengths;
     std::vector<MPI_Aint> file_disps, mem_disps;
     std::size_t bytes = 0;
+    char *base = std::min_element(runs.begin(), runs.end(), [](const Run &a, const Run &b) {
+                     return std::less<const char *>()(a.buf, b.buf);
+                 })->buf;
+    MPI_Aint base_addr = 0;
+    check_mpi(MPI_Get_address(base, &base_addr), "MPI_Get_address");
     for (const Run &r : runs) {
         for (std::size_t done = 0; done < r.size; done += kMaxBlock) {
             const std::size_t n = std::min(kMaxBlock, r.size - done);
@@ -38,7 +45,7 @@ MpiDescription describe_runs(std::span<const Run> runs) {
             check_mpi(MPI_Get_address(r.buf + done, &mem_addr), "MPI_Get_address");
             lengths.push_back(static_cast<int>(n));
             file_disps.push_back(static_cast<MPI_Aint>(r.addr + done - runs.front().addr));
-            mem_disps.push_back(mem_addr);
+            mem_disps.push_back(MPI_Aint_diff(mem_addr, base_addr));
         }
         bytes += r.size;
     }
@@ -53,7 +60,7 @@ MpiDescription describe_runs(std::span<const Run> runs) {
     d.file_owner = std::make_shared<const Datatype>(std::move(file_type));
     d.mem_owner = std::make_shared<const Datatype>(std::move(mem_type));
     d.file_type = runs.size() == 1 ? MPI_BYTE : d.file_owner->get();
-    d.memory = {MPI_BOTTOM, 1, d.mem_owner->get(), bytes};
+    d.memory = {base, 1, d.mem_owner->get(), bytes};
     return d;
 }
 

@@ -428,7 +428,8 @@ for layer in "${layer_list[@]}"; do
 done
 if [ "$PUBLISH" = yes ] && ((${#ran[@]})); then
   publish_index
-  embed_readme "${ran[@]}"
+  bash scripts/bench_summary.sh "$ROOT/docs/bench" >"$ROOT/docs/bench/summary.md"
+  embed_readme
   log "docs/bench/README.md index and README.md's marked tables refreshed"
 elif ((${#ran[@]})); then
   log "not published (--publish publishes a passing run to docs/bench/ and the README)"

@@ -7,7 +7,7 @@
 //   soak [--driver mpiio|mpio] [--cycles N] [--failing-opens M] [--rss-bound B] [--dir D]
 //
 // --cycles (default $MPIIO_SOAK_CYCLES, else 300) and --failing-opens (default cycles/10) set the
-// length; the README's full run is --cycles 10000 --failing-opens 1000 on 1 and 4 ranks.
+// length; docs/testing.md's full run is --cycles 10000 --failing-opens 1000 on 1 and 4 ranks.
 // --rss-bound is the allowed resident growth in bytes per cycle after the warm-up (default 1024),
 // on top of a fixed allowance of 2 MiB for allocator and page granularity. Exit code 0 only if
 // every check holds on every rank. Collective over MPI_COMM_WORLD.

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# The summary across every published stack and layer (docs/bench/summary.md, which the README
+# embeds): per benchmark case the plugin's rate over the built-in driver's with the parity verdict,
+# per tiny operation the overhead ratio, and h5perf's ratios, one column per stack and layer.
+#
+#   bash scripts/bench_summary.sh [docs/bench] > summary.md
+#
+# Reads <dir>/**/results.csv, overhead.csv, h5perf.csv and results.json as scripts/main.sh
+# publishes them. Plain awk (Debian's default mawk): no sorting built-ins, no CSV quoting needed
+# (the columns read come before results.csv's one quoted column, or are its last).
+set -euo pipefail
+DIR=${1:-docs/bench}
+cd "$DIR"
+mapfile -t dirs < <(find . -name results.json -printf '%h\n' | sed 's|^\./||' | awk '
+  # bookworm first (ompio, romio, mpich), then the root stacks in name order
+  { key = ($0 ~ /\//) ? "1" $0 : "0" ($0 == "ompio" ? "a" : $0 == "romio" ? "b" : "c") $0; print key "\t" $0 }' |
+  sort | cut -f2)
+((${#dirs[@]})) || { echo "_No published results yet: \`bash scripts/main.sh --publish\`._"; exit 0; }
+
+# json_field <file> <key>: a string field of results.json's info object.
+json_field() { sed -n "s/.*\"$2\": \"\\([^\"]*\\)\".*/\\1/p" "$1" | head -n 1 | sed 's/\\t/ /g'; }
+
+# A column's short title and its full description.
+title() {
+  local json=$1/results.json lib io
+  lib=$(json_field "$json" mpi_library) io=$(json_field "$json" io_component)
+  case $lib in
+    "Open MPI"*) printf 'Open MPI %s %s' "$(sed 's/^Open MPI v\([0-9]*\.[0-9]*\).*/\1/' <<<"$lib")" \
+                   "$([ "$io" = ompio ] && echo OMPIO || echo ROMIO)" ;;
+    MPICH*) printf 'MPICH %s' "$(sed 's/.*Version:[[:space:]]*\([0-9.]*\).*/\1/' <<<"$lib")" ;;
+    *) printf '%s' "$1" ;;
+  esac
+}
+describe() {
+  local json=$1/results.json
+  printf '%s: %s, io %s, HDF5 %s; measured %s, load average %s at start (`docs/bench/%s/`)' \
+    "$(title "$1")" "$(json_field "$json" mpi_library | cut -d, -f1)" \
+    "$(json_field "$json" io_component)" "$(json_field "$json" hdf5)" "$(json_field "$json" started)" \
+    "$(json_field "$json" loadavg_start)" "$1"
+}
+
+header() { # <first column title>
+  local d line="| $1 |" rule="|---|"
+  for d in "${dirs[@]}"; do line+=" $(title "$d") |"; rule+="--:|"; done
+  echo "$line"
+  echo "$rule"
+}
+
+# ---- the matrix: mpiio/mpio write / read per case, with the parity verdict ----------------------
+echo "**h5bench-style matrix**, mpiio/mpio (write / read): the median of the per-repetition rate"
+echo "ratios (> 1: the plugin is faster); ↑ / ↓: measurably faster / slower than the built-in driver"
+echo "against itself (the A/A control; exact Mann-Whitney test, alpha 0.05, flagged rows confirmed"
+echo "by a rerun), no mark: not distinguishable from it."
+echo
+header case
+for d in "${dirs[@]}"; do
+  awk -F, -v col="$d" 'NR > 1 && $5 == "mpio" {
+      mark = $NF == "above" ? "↑" : $NF == "below" ? "↓" : ""
+      printf "%s\t%s\t%s\t%.2f%s\n", $1, col, $4, $15, mark }' "$d/results.csv"
+done | awk -F'\t' -v cols="${dirs[*]}" '
+  BEGIN { ncol = split(cols, col, " ") }
+  !($1 in seen) { seen[$1] = 1; order[++n] = $1 }
+  { cell[$1, $2, $3] = $4 }
+  END {
+    for (i = 1; i <= n; i++) {
+      line = "| " order[i] " |"
+      for (c = 1; c <= ncol; c++) {
+        w = cell[order[i], col[c], "write"]; r = cell[order[i], col[c], "read"]
+        line = line " " ((w == "" && r == "") ? "-" : w " / " r) " |"
+      }
+      print line
+    }
+  }'
+echo
+for d in "${dirs[@]}"; do
+  below=$(awk -F, 'NR > 1 && $5 == "mpio" && $NF == "below"' "$d/results.csv" | wc -l)
+  total=$(awk -F, 'NR > 1 && $5 == "mpio"' "$d/results.csv" | wc -l)
+  echo "- $(describe "$d"). Measurably below: $below of $total verdicts."
+done
+
+# ---- per-operation overhead ------------------------------------------------------------------
+have_overhead=0
+for d in "${dirs[@]}"; do [ -f "$d/overhead.csv" ] && have_overhead=1; done
+if ((have_overhead)); then
+  echo
+  echo "**Per-operation overhead**, mpiio/mpio call rate: the median (min-max) of the per-repetition"
+  echo "ratios of microseconds per call, 8 bytes per rank per call (> 1: the plugin is faster)."
+  echo
+  header operation
+  for d in "${dirs[@]}"; do
+    [ -f "$d/overhead.csv" ] || continue
+    awk -F, -v col="$d" 'NR > 1 { t[$2 " " $3, $1, $4] = $5; if (!(($2 " " $3) in seen)) { seen[$2 " " $3] = 1; op[++n] = $2 " " $3 }; if ($4 > maxrep) maxrep = $4 }
+      END {
+        for (i = 1; i <= n; i++) {
+          k = 0
+          for (r = 0; r <= maxrep; r++)
+            if ((op[i], "mpio", r) in t && (op[i], "mpiio", r) in t && t[op[i], "mpiio", r] > 0)
+              v[++k] = t[op[i], "mpio", r] / t[op[i], "mpiio", r]
+          for (a = 2; a <= k; a++) { x = v[a]; for (b = a - 1; b >= 1 && v[b] > x; b--) v[b + 1] = v[b]; v[b + 1] = x }
+          med = (k % 2) ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+          if (k) printf "%s\t%s\t%.2f (%.2f-%.2f)\n", op[i], col, med, v[1], v[k]
+        }
+      }' "$d/overhead.csv"
+  done | awk -F'\t' -v cols="${dirs[*]}" '
+    BEGIN { ncol = split(cols, col, " ");
+            name["collective write"] = "collective H5Dwrite"; name["collective read"] = "collective H5Dread"
+            name["independent write"] = "independent H5Dwrite"; name["independent read"] = "independent H5Dread"
+            name["file open_close"] = "H5Fopen + H5Fclose" }
+    !($1 in seen) { seen[$1] = 1; order[++n] = $1 }
+    { cell[$1, $2] = $3 }
+    END { for (i = 1; i <= n; i++) {
+            line = "| " (order[i] in name ? name[order[i]] : order[i]) " |"
+            for (c = 1; c <= ncol; c++) line = line " " (cell[order[i], col[c]] == "" ? "-" : cell[order[i], col[c]]) " |"
+            print line } }'
+fi
+
+# ---- h5perf ----------------------------------------------------------------------------------
+have_h5perf=0
+for d in "${dirs[@]}"; do [ -f "$d/h5perf.csv" ] && have_h5perf=1; done
+if ((have_h5perf)); then
+  echo
+  echo "**h5perf** (HDF5's own benchmark, PHDF5 API through mpio and, via the redirect shim, the"
+  echo "plugin), mpiio/mpio: the median (min-max) over alternating launch pairs of h5perf's average"
+  echo "rate (write / read, without open and close). Stacks whose HDF5 ships no parallel h5perf show -."
+  echo
+  header configuration
+  for d in "${dirs[@]}"; do
+    [ -f "$d/h5perf.csv" ] || continue
+    awk -F, -v col="$d" 'NR > 1 && $4 == "PHDF5" && ($5 == "Write" || $5 == "Read") {
+        t[$1, $5, $2, $3] = $7; if (!($1 in seen)) { seen[$1] = 1; cf[++n] = $1 }; if ($3 > maxl) maxl = $3 }
+      END {
+        for (i = 1; i <= n; i++) {
+          out = ""
+          for (o = 1; o <= 2; o++) {
+            opn = o == 1 ? "Write" : "Read"; k = 0
+            for (l = 1; l <= maxl; l++)
+              if ((cf[i], opn, "mpio", l) in t && (cf[i], opn, "mpiio", l) in t && t[cf[i], opn, "mpio", l] > 0)
+                v[++k] = t[cf[i], opn, "mpiio", l] / t[cf[i], opn, "mpio", l]
+            for (a = 2; a <= k; a++) { x = v[a]; for (b = a - 1; b >= 1 && v[b] > x; b--) v[b + 1] = v[b]; v[b + 1] = x }
+            med = (k % 2) ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+            out = out (o == 2 ? " / " : "") (k ? sprintf("%.2f (%.2f-%.2f)", med, v[1], v[k]) : "-")
+          }
+          printf "%s\t%s\t%s\n", cf[i], col, out
+        }
+      }' "$d/h5perf.csv"
+  done | awk -F'\t' -v cols="${dirs[*]}" '
+    BEGIN { ncol = split(cols, col, " ") }
+    !($1 in seen) { seen[$1] = 1; order[++n] = $1 }
+    { cell[$1, $2] = $3 }
+    END { for (i = 1; i <= n; i++) {
+            line = "| " order[i] " |"
+            for (c = 1; c <= ncol; c++) line = line " " (cell[order[i], col[c]] == "" ? "-" : cell[order[i], col[c]]) " |"
+            print line } }'
+fi

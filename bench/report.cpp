@@ -137,10 +137,8 @@ void print_checks(FILE *out, const std::vector<CaseResult> &results) {
 std::string rerun_text(const RunInfo &info) {
     if (info.confirm_reps <= 0)
         return "flagged rows were not measured again (--confirm-reps 0): a first verdict stands";
-    return fmt(
-        "a flagged row was measured again (%d repetitions, its own A/A control) and shows that rerun's "
-        "verdict, marked (rerun)",
-        info.confirm_reps);
+    return "a flagged row was measured again (" + std::to_string(info.confirm_reps) +
+           " repetitions, its own A/A control) and shows that rerun's verdict, marked (rerun)";
 }
 
 void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseResult> &results) {

@@ -18,7 +18,7 @@ mapfile -t dirs < <(find . -name results.json -printf '%h\n' | sed 's|^\./||' | 
 ((${#dirs[@]})) || { echo "_No published results yet: \`bash scripts/main.sh --publish\`._"; exit 0; }
 
 # json_field <file> <key>: a string field of results.json's info object.
-json_field() { sed -n "s/.*\"$2\": \"\\([^\"]*\\)\".*/\\1/p" "$1" | head -n 1 | sed 's/\\t/ /g'; }
+json_field() { sed -n "s/.*\"$2\": \"\([^\"]*\)\".*/\1/p" "$1" | head -n 1 | sed 's/\\t/ /g; s/\\u0009/ /g'; }
 
 # A column's short title and its full description.
 title() {
@@ -37,6 +37,24 @@ describe() {
     "$(title "$1")" "$(json_field "$json" mpi_library | cut -d, -f1)" \
     "$(json_field "$json" io_component)" "$(json_field "$json" hdf5)" "$(json_field "$json" started)" \
     "$(json_field "$json" loadavg_start)" "$1"
+}
+
+# sorted_range: awk function giving "median (min-max)" of v[1..k] (insertion sort: mawk has none).
+SORTED_RANGE='function sorted_range(v, k,   a, b, x, med) {
+  for (a = 2; a <= k; a++) { x = v[a]; for (b = a - 1; b >= 1 && v[b] > x; b--) v[b + 1] = v[b]; v[b + 1] = x }
+  med = (k % 2) ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+  return sprintf("%.2f (%.2f-%.2f)", med, v[1], v[k]) }'
+
+# pivot: "row<TAB>column<TAB>cell" lines to one table row per row key (first-seen order), one cell
+# per published column ("-" where missing); awk's `names` maps a row key to its title.
+pivot() { # [awk BEGIN statements naming rows]
+  awk -F'\t' -v cols="${dirs[*]}" "BEGIN { ncol = split(cols, col, \" \"); ${1:-} }"'
+    !($1 in seen) { seen[$1] = 1; order[++n] = $1 }
+    { cell[$1, $2] = $3 }
+    END { for (i = 1; i <= n; i++) {
+            line = "| " (order[i] in name ? name[order[i]] : order[i]) " |"
+            for (c = 1; c <= ncol; c++) line = line " " (cell[order[i], col[c]] == "" ? "-" : cell[order[i], col[c]]) " |"
+            print line } }'
 }
 
 header() { # <first column title>
@@ -89,29 +107,20 @@ if ((have_overhead)); then
   header operation
   for d in "${dirs[@]}"; do
     [ -f "$d/overhead.csv" ] || continue
-    awk -F, -v col="$d" 'NR > 1 { t[$2 " " $3, $1, $4] = $5; if (!(($2 " " $3) in seen)) { seen[$2 " " $3] = 1; op[++n] = $2 " " $3 }; if ($4 > maxrep) maxrep = $4 }
+    awk -F, -v col="$d" "$SORTED_RANGE"'
+      NR > 1 { t[$2 " " $3, $1, $4] = $5; if (!(($2 " " $3) in seen)) { seen[$2 " " $3] = 1; op[++n] = $2 " " $3 }; if ($4 > maxrep) maxrep = $4 }
       END {
         for (i = 1; i <= n; i++) {
           k = 0
           for (r = 0; r <= maxrep; r++)
             if ((op[i], "mpio", r) in t && (op[i], "mpiio", r) in t && t[op[i], "mpiio", r] > 0)
               v[++k] = t[op[i], "mpio", r] / t[op[i], "mpiio", r]
-          for (a = 2; a <= k; a++) { x = v[a]; for (b = a - 1; b >= 1 && v[b] > x; b--) v[b + 1] = v[b]; v[b + 1] = x }
-          med = (k % 2) ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-          if (k) printf "%s\t%s\t%.2f (%.2f-%.2f)\n", op[i], col, med, v[1], v[k]
+          if (k) printf "%s\t%s\t%s\n", op[i], col, sorted_range(v, k)
         }
       }' "$d/overhead.csv"
-  done | awk -F'\t' -v cols="${dirs[*]}" '
-    BEGIN { ncol = split(cols, col, " ");
-            name["collective write"] = "collective H5Dwrite"; name["collective read"] = "collective H5Dread"
-            name["independent write"] = "independent H5Dwrite"; name["independent read"] = "independent H5Dread"
-            name["file open_close"] = "H5Fopen + H5Fclose" }
-    !($1 in seen) { seen[$1] = 1; order[++n] = $1 }
-    { cell[$1, $2] = $3 }
-    END { for (i = 1; i <= n; i++) {
-            line = "| " (order[i] in name ? name[order[i]] : order[i]) " |"
-            for (c = 1; c <= ncol; c++) line = line " " (cell[order[i], col[c]] == "" ? "-" : cell[order[i], col[c]]) " |"
-            print line } }'
+  done | pivot 'name["collective write"] = "collective H5Dwrite"; name["collective read"] = "collective H5Dread"
+                name["independent write"] = "independent H5Dwrite"; name["independent read"] = "independent H5Dread"
+                name["file open_close"] = "H5Fopen + H5Fclose"'
 fi
 
 # ---- h5perf ----------------------------------------------------------------------------------
@@ -126,7 +135,8 @@ if ((have_h5perf)); then
   header configuration
   for d in "${dirs[@]}"; do
     [ -f "$d/h5perf.csv" ] || continue
-    awk -F, -v col="$d" 'NR > 1 && $4 == "PHDF5" && ($5 == "Write" || $5 == "Read") {
+    awk -F, -v col="$d" "$SORTED_RANGE"'
+      NR > 1 && $4 == "PHDF5" && ($5 == "Write" || $5 == "Read") {
         t[$1, $5, $2, $3] = $7; if (!($1 in seen)) { seen[$1] = 1; cf[++n] = $1 }; if ($3 > maxl) maxl = $3 }
       END {
         for (i = 1; i <= n; i++) {
@@ -136,19 +146,10 @@ if ((have_h5perf)); then
             for (l = 1; l <= maxl; l++)
               if ((cf[i], opn, "mpio", l) in t && (cf[i], opn, "mpiio", l) in t && t[cf[i], opn, "mpio", l] > 0)
                 v[++k] = t[cf[i], opn, "mpiio", l] / t[cf[i], opn, "mpio", l]
-            for (a = 2; a <= k; a++) { x = v[a]; for (b = a - 1; b >= 1 && v[b] > x; b--) v[b + 1] = v[b]; v[b + 1] = x }
-            med = (k % 2) ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-            out = out (o == 2 ? " / " : "") (k ? sprintf("%.2f (%.2f-%.2f)", med, v[1], v[k]) : "-")
+            out = out (o == 2 ? " / " : "") (k ? sorted_range(v, k) : "-")
           }
           printf "%s\t%s\t%s\n", cf[i], col, out
         }
       }' "$d/h5perf.csv"
-  done | awk -F'\t' -v cols="${dirs[*]}" '
-    BEGIN { ncol = split(cols, col, " ") }
-    !($1 in seen) { seen[$1] = 1; order[++n] = $1 }
-    { cell[$1, $2] = $3 }
-    END { for (i = 1; i <= n; i++) {
-            line = "| " order[i] " |"
-            for (c = 1; c <= ncol; c++) line = line " " (cell[order[i], col[c]] == "" ? "-" : cell[order[i], col[c]]) " |"
-            print line } }'
+  done | pivot
 fi

@@ -72,8 +72,9 @@ herr_t cb_flush(H5FD_t *f, hid_t, hbool_t closing) {
     return status(guarded("mpiio flush", [&] { flush_file(settled(f), closing); }));
 }
 
-herr_t cb_truncate(H5FD_t *f, hid_t, hbool_t) {
-    return status(guarded("mpiio truncate", [&] { truncate_file(settled(f)); }));
+// Collective (while closing: local, the work moves to close).
+herr_t cb_truncate(H5FD_t *f, hid_t, hbool_t closing) {
+    return status(guarded("mpiio truncate", [&] { truncate_file(settled(f), closing); }));
 }
 
 // Collective over the FAPL's communicator.

@@ -39,6 +39,9 @@ struct FileState {
     // The library's end of allocation and what the physical size is known to be (file_size.cpp).
     haddr_t eoa = 0;      // set by the library; local
     haddr_t last_eoa = 0; // eoa at the last truncate: truncate is a no-op while unchanged
+    // A truncate the library asked for while closing the file, left to close_file (the size the
+    // file must have), so that its exchange also carries the close's agreement.
+    std::optional<haddr_t> truncate_at_close;
     // The file size every rank knows the file has at least (set at open, truncate and
     // extend_before_collective_write: only collective steps change it, so it is identical on all
     // ranks).
@@ -81,7 +84,15 @@ void delete_file(const char *name, hid_t fapl_id);
 
 // --- size (file_size.cpp) -------------------------------------------------------------------
 // Collective. Makes the physical size equal the EOA when the EOA changed since the last call.
-void truncate_file(File *file);
+// While the library closes the file (`closing`) it only records the size, without communicating:
+// close_file resizes the file then (truncate_while_closing).
+void truncate_file(File *file, bool closing);
+// Collective, from close_file for a truncate the library asked for while closing: rank 0's size
+// and every rank's `earlier` error travel in one MPI_Allreduce (the close's agreement on whatever
+// failed before it), then MPI_File_set_size when the size differs. Throws on every rank when any
+// rank brought an error; returns whether MPI_File_set_size ran, with this rank's error of it in
+// `resize_error` (not agreed on yet).
+bool truncate_while_closing(File *file, std::optional<Error> earlier, std::optional<Error> &resize_error);
 // Collective. Before an MPI collective write: extends the file to the EOA when the EOA lies past
 // the size every rank knows, so that the MPI-IO layer's read-modify-write of holes reads zeros
 // (and not whatever its uninitialised collective buffer held) and never copies process memory

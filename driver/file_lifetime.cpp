@@ -346,30 +346,48 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     return file.release();
 }
 
-// Collective. The agreement on what failed before the close (a write no agreement followed,
-// the rank's own handle, the statistics) is posted before MPI_File_close and completed after it,
-// so that its latency hides behind the close's own synchronisation. An error of MPI_File_close
-// itself is this rank's alone (the built-in driver's behaviour): nothing collective follows it.
+// Collective. The agreement on what failed before the close (a write no agreement followed, the
+// superblock HDF5 writes after its last truncate among them; the rank's own handle; the statistics)
+// rides on the closing truncate's exchange when HDF5 left one (truncate_while_closing): then the
+// close costs the built-in driver's collective calls. Otherwise it is an MPI_Iallreduce posted
+// before MPI_File_close and completed after it, so that its latency hides behind the close's own
+// synchronisation; so is the agreement on the truncate's MPI_File_set_size when that ran. A
+// read-only file without statistics has nothing that can fail on one rank and agrees on nothing.
+// An error of MPI_File_close itself is this rank's alone (the built-in driver's behaviour).
 void close_file(File *file) {
     std::unique_ptr<File> owner(file);
     std::unique_ptr<FileState> state(file->state);
     const MPI_Comm comm = state->comm.get();
-    std::optional<Error> error;
+    std::optional<Error> error; // this rank's, not agreed on yet
     if (state->config.stats == StatsMode::Summary)
         error = capture([&] { print_stats_summary(comm, state->rank, state->name, state->io.stats()); });
     std::optional<Error> view_error = state->io.close_own_handle(state->name);
     if (!error)
         error = std::move(view_error);
     error = state->failed_writes.with(std::move(error));
+    bool agree_after_close = !state->read_only || state->config.stats == StatsMode::Summary;
+    std::optional<Error> agreed_failure; // known to every rank
+    if (state->truncate_at_close) {
+        std::optional<Error> resize_error;
+        agreed_failure = capture(
+            [&] { agree_after_close = truncate_while_closing(file, std::move(error), resize_error); });
+        error = std::move(resize_error);
+    }
     const std::int64_t mine = error ? INT64_MAX - state->rank : INT64_MIN;
     std::int64_t first = INT64_MIN;
     MPI_Request request = MPI_REQUEST_NULL;
-    check_mpi(MPI_Iallreduce(&mine, &first, 1, MPI_INT64_T, MPI_MAX, comm, &request),
-              "MPI_Iallreduce (close agreement)");
+    if (agree_after_close && !agreed_failure)
+        check_mpi(MPI_Iallreduce(&mine, &first, 1, MPI_INT64_T, MPI_MAX, comm, &request),
+                  "MPI_Iallreduce (close agreement)");
     const int code = MPI_File_close(&file->fh);
-    check_mpi(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait (close agreement)");
+    if (request != MPI_REQUEST_NULL)
+        check_mpi(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait (close agreement)");
+    if (agreed_failure)
+        throw *agreed_failure;
     if (first != INT64_MIN)
         raise_agreed_failure(comm, static_cast<int>(INT64_MAX - first), error);
+    if (error) // (nothing this rank could not agree on is expected here)
+        throw *error;
     if (code != MPI_SUCCESS)
         throw Error(ErrorKind::Mpi,
                     "MPI_File_close of '" + state->name + "' failed: " + mpi_error_string(code));

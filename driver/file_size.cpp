@@ -10,23 +10,42 @@
 
 namespace mpiio {
 
-void truncate_file(File *file) {
+namespace {
+
+// Collective. Rank 0's file size, handed to every rank by one MPI_Allreduce that also agrees on
+// every rank's `local_error` (thrown on every rank when any rank brought one).
+MPI_Offset rank0_size_agreeing(File *file, std::optional<Error> local_error) {
+    FileState &st = *file->state;
+    MPI_Offset size = -1;
+    if (st.rank == 0 && !local_error)
+        local_error = capture([&] { check_mpi(MPI_File_get_size(file->fh, &size), "MPI_File_get_size"); });
+    std::array<std::int64_t, 1> rank0_size{st.rank == 0 ? static_cast<std::int64_t>(size) : -1};
+    allreduce_max_agreeing(st.comm.get(), rank0_size, local_error);
+    return static_cast<MPI_Offset>(rank0_size[0]);
+}
+
+} // namespace
+
+void truncate_file(File *file, bool closing) {
     FileState &st = *file->state;
     if (st.eoa == st.last_eoa)
         return; // nothing was allocated or freed since the last call: no communication at all
+    if (closing) {
+        // The library truncates twice while closing (H5F__flush_phase2, then H5F__dest) and then
+        // writes the superblock before it closes the file: one exchange in close_file resizes the
+        // file and agrees on everything that failed before the close, the superblock included.
+        // (known_size stays: the file is not resized yet.)
+        st.truncate_at_close = st.eoa;
+        st.last_eoa = st.eoa;
+        st.io.set_eof(st.eoa);
+        return;
+    }
     const MPI_Comm comm = st.comm.get();
     // Every rank's writes must be done before rank 0 looks at the size, unless the library is
     // between its own flush barriers.
     if (!hdf5_internals::file_flushing())
         check_mpi(MPI_Barrier(comm), "MPI_Barrier (truncate)");
-    // Rank 0 reads the size; one MPI_Allreduce hands it to every rank and agrees on the outcome.
-    MPI_Offset size = -1;
-    std::optional<Error> size_error;
-    if (st.rank == 0)
-        size_error = capture([&] { check_mpi(MPI_File_get_size(file->fh, &size), "MPI_File_get_size"); });
-    std::array<std::int64_t, 1> rank0_size{st.rank == 0 ? static_cast<std::int64_t>(size) : -1};
-    allreduce_max_agreeing(comm, rank0_size, st.failed_writes.with(size_error));
-    size = static_cast<MPI_Offset>(rank0_size[0]);
+    const MPI_Offset size = rank0_size_agreeing(file, st.failed_writes.with(std::nullopt));
     const auto needed = static_cast<MPI_Offset>(st.eoa);
     if (size != needed) {
         // Collective; the agreement after it doubles as the barrier that keeps any rank from
@@ -36,9 +55,24 @@ void truncate_file(File *file) {
             ++st.io.stats().truncates;
         });
     }
+    st.truncate_at_close.reset();
     st.last_eoa = st.eoa;
     st.io.set_eof(st.eoa);
     st.known_size = st.eoa;
+}
+
+// No barrier before rank 0 reads the size: every write lies below the EOA, so a write still in
+// flight on another rank can make the size rank 0 sees smaller than the file's final one but
+// never larger than the EOA, and resizing to the EOA is right either way.
+bool truncate_while_closing(File *file, std::optional<Error> earlier, std::optional<Error> &resize_error) {
+    FileState &st = *file->state;
+    const auto needed = static_cast<MPI_Offset>(*st.truncate_at_close);
+    st.truncate_at_close.reset();
+    if (rank0_size_agreeing(file, std::move(earlier)) == needed)
+        return false;
+    resize_error = capture([&] { check_mpi(MPI_File_set_size(file->fh, needed), "MPI_File_set_size"); });
+    ++st.io.stats().truncates;
+    return true;
 }
 
 std::optional<Error> extend_before_collective_write(File *file) {

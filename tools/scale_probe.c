@@ -62,7 +62,9 @@ int main(int argc, char **argv) {
     }
     MPI_Init(&argc, &argv);
     if (argc != 5) {
-        fprintf(stderr, "usage: scale_probe <mpio|mpiio> <open|contiguous|strided|interleaved> <repetitions> <file>\n");
+        fprintf(
+            stderr,
+            "usage: scale_probe <mpio|mpiio> <open|contiguous|strided|interleaved> <repetitions> <file>\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *driver = argv[1], *c = argv[2], *path = argv[4];

@@ -110,6 +110,33 @@ private:
     bool ok_;
 };
 
+// Files may not grow beyond `limit` bytes on this process for a scope (SIGXFSZ ignored, so a
+// write beyond it fails with EFBIG), when `apply`; restored at the end of the scope.
+class FileSizeLimit {
+public:
+    FileSizeLimit(rlim_t limit, bool apply) {
+        getrlimit(RLIMIT_FSIZE, &saved_);
+        old_handler_ = std::signal(SIGXFSZ, SIG_IGN);
+        rlimit small = saved_;
+        small.rlim_cur = limit;
+        ok_ = !apply || setrlimit(RLIMIT_FSIZE, &small) == 0;
+    }
+    ~FileSizeLimit() { lift(); }
+    bool ok() const { return ok_; }
+    void lift() {
+        if (lifted_)
+            return;
+        setrlimit(RLIMIT_FSIZE, &saved_);
+        std::signal(SIGXFSZ, old_handler_);
+        lifted_ = true;
+    }
+
+private:
+    rlimit saved_{};
+    void (*old_handler_)(int) = SIG_DFL;
+    bool ok_ = false, lifted_ = false;
+};
+
 // A hang in an error path is a failure too, but waiting for ctest's timeout (and losing every
 // later test of the program) is expensive: each test runs under a watchdog that ends the process
 // (and so the whole MPI job) with a message naming the test.
@@ -339,17 +366,9 @@ TEST_F(Errors, FullDiskFailsWriteOrClose) {
     std::vector<int> data(per_rank, 42);
     Hid dxpl = make_dxpl(H5FD_MPIO_INDEPENDENT);
 
-    // Files may not grow beyond `limit` bytes; SIGXFSZ ignored so write() fails with EFBIG.
-    rlimit saved{};
-    getrlimit(RLIMIT_FSIZE, &saved);
-    auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-    rlimit small = saved;
-    small.rlim_cur = limit;
-    if (!all_ranks(setrlimit(RLIMIT_FSIZE, &small) == 0)) {
-        setrlimit(RLIMIT_FSIZE, &saved);
-        std::signal(SIGXFSZ, old_handler);
+    FileSizeLimit full(limit, true);
+    if (!all_ranks(full.ok()))
         GTEST_SKIP() << "cannot lower RLIMIT_FSIZE";
-    }
 
     std::string write_text, close_text;
     bool write_failed = false, close_failed = false;
@@ -366,8 +385,7 @@ TEST_F(Errors, FullDiskFailsWriteOrClose) {
         require_same_outcome(close_failed, "H5Fclose with a full disk");
         EXPECT_TRUE(write_failed_anywhere || close_failed) << "writing far beyond RLIMIT_FSIZE succeeded";
     }
-    setrlimit(RLIMIT_FSIZE, &saved);
-    std::signal(SIGXFSZ, old_handler);
+    full.lift();
     if (close_failed && H5Iis_valid(file.get()) > 0) {
         // a failed close can leave the id open: closing it again (with room now) must not hang
         QuietErrors quiet;
@@ -381,6 +399,54 @@ TEST_F(Errors, FullDiskFailsWriteOrClose) {
     if (write_failed) {
         EXPECT_TRUE(mentions(write_text, {"mpiio", "MPI_File"})) << write_text;
     }
+}
+
+// An independent write that fails on one rank only (its file size limit) must fail H5Fclose on
+// every rank, naming the failed write: no collective step follows the write but the close, whose
+// one exchange (the closing truncate's) carries the failure.
+TEST_F(Errors, OneRanksFailedWriteFailsEveryRanksClose) {
+    if (world_size() < 2)
+        GTEST_SKIP() << "needs 2 ranks";
+    const std::string path = test_dir() + "/one_rank_full.h5";
+    const rlim_t limit = 64 * 1024;
+    const hsize_t per_rank = 64 * 1024 / sizeof(int); // the last rank's part starts beyond `limit`
+    const int failing = world_size() - 1;
+    Hid fapl = make_fapl(Driver::Mpiio);
+    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
+    const hsize_t dims[1] = {per_rank * static_cast<hsize_t>(world_size())};
+    Hid fspace(H5Screate_simple(1, dims, nullptr));
+    Hid dset(H5Dcreate2(file, "d", H5T_STD_I32LE, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    ASSERT_TRUE(all_ranks(dset.valid()));
+    const hsize_t start[1] = {per_rank * static_cast<hsize_t>(world_rank())}, count[1] = {per_rank};
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    Hid mspace(H5Screate_simple(1, count, nullptr));
+    std::vector<int> data(per_rank, world_rank() + 1);
+    Hid dxpl = make_dxpl(H5FD_MPIO_INDEPENDENT);
+
+    FileSizeLimit full(limit, world_rank() == failing);
+    if (!all_ranks(full.ok()))
+        GTEST_SKIP() << "cannot lower RLIMIT_FSIZE";
+    std::string close_text;
+    bool write_failed = false, close_failed = false;
+    {
+        QuietErrors quiet;
+        write_failed = H5Dwrite(dset, H5T_NATIVE_INT, mspace, fspace, dxpl, data.data()) < 0;
+        dset.reset();
+        close_failed = H5Fclose(file.get()) < 0;
+        close_text = error_stack_text();
+    }
+    full.lift();
+    require_same_outcome(close_failed, "H5Fclose after one rank's failed write");
+    EXPECT_EQ(write_failed, world_rank() == failing) << "only the limited rank's write may fail";
+    EXPECT_TRUE(close_failed) << "H5Fclose succeeded although rank " << failing << "'s write was lost";
+    EXPECT_TRUE(mentions(close_text, {"earlier write"})) << close_text;
+    show("H5Fclose after one rank's failed write", close_text);
+    if (close_failed && H5Iis_valid(file.get()) > 0) {
+        QuietErrors quiet;
+        H5Fclose(file.get());
+    }
+    file.release();
 }
 
 // HDF5 1.14.5 builds a broken hyperslab for some OR-combined selections: {0} | {0, 3} | {4}

@@ -114,6 +114,9 @@ function handle(r, s,   m, name, t, indent) {
     line = substr(line, RSTART + RLENGTH)
   }
   segtext[nseg] = line
+  # The redirect shim's notice is a whole line of its own on stderr, but hydra's prepend pattern
+  # tags it like stdout and it may land inside a rank's partial line: it belongs to no sub-test.
+  for (i = 1; i <= nseg; i++) if (segtext[i] ~ /^h5mpiio_redirect: /) segtext[i] = ""
   for (i = 1; i < nseg; i++) buf[segrank[i]] = buf[segrank[i]] segtext[i]
   r = segrank[nseg]; buf[r] = buf[r] segtext[nseg]
   # Rank 0 announces a sub-test with a partial line ("Testing X   ", the result follows later);

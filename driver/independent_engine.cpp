@@ -12,15 +12,13 @@ namespace {
 
 // Local. `bytes` of working memory for one operation: `scratch` while they fit the staging buffer
 // (kept between calls), else a buffer of the operation's own in `own`, never zero-filled.
-char *operation_buffer(std::vector<char> &scratch, std::size_t bytes, std::size_t limit,
+char *operation_buffer(ScratchBuffer &scratch, std::size_t bytes, std::size_t limit,
                        std::unique_ptr<char[]> &own) {
     if (bytes > limit) {
         own = std::make_unique_for_overwrite<char[]>(bytes);
         return own.get();
     }
-    if (scratch.size() < bytes)
-        scratch.resize(bytes);
-    return scratch.data();
+    return scratch.at_least(bytes);
 }
 
 // Local. MPI_Pack/MPI_Unpack must move exactly the type's bytes. MPICH 4.0.2 was seen to stop one
@@ -36,8 +34,8 @@ void check_copied(int position, int bytes, const char *what) {
 // Local. The selected bytes between `buffer` (the file from the request's first byte) and the
 // caller's memory, by MPI_Pack/MPI_Unpack of the request's types; strided memory goes through a
 // packed copy.
-void copy_with_datatypes(const MpiDescription &d, char *buffer, Direction dir,
-                         std::vector<char> &packed_scratch, std::size_t limit) {
+void copy_with_datatypes(const MpiDescription &d, char *buffer, Direction dir, ScratchBuffer &packed_scratch,
+                         std::size_t limit) {
     const int bytes = static_cast<int>(d.memory.bytes);
     const bool packed_memory = d.memory.type == MPI_BYTE;
     std::unique_ptr<char[]> own;
@@ -215,7 +213,7 @@ void IndependentEngine::flush_group(Direction dir, bool may_bridge) {
 // the writes.
 void IndependentEngine::run_group_calls(const std::vector<GroupCall> &calls, Direction dir) {
     const haddr_t base = group_.front().addr;
-    char *buffer = staging(group_.back().addr + group_.back().len - base);
+    char *buffer = staging_.at_least(group_.back().addr + group_.back().len - base);
     auto copy = [&](const GroupCall &c) {
         for (std::size_t i = c.first; i < c.last; ++i) {
             char *in_buffer = buffer + (group_[i].addr - base);
@@ -275,14 +273,13 @@ void IndependentEngine::view_write(const GroupCall &c) {
     }
     const char *data = group_memory_[c.first];
     if (!c.from_memory) {
-        if (packed_.size() < payload)
-            packed_.resize(payload);
+        char *packed = packed_.at_least(payload);
         std::size_t at = 0;
         for (std::size_t i = c.first; i < c.last; ++i) {
-            std::memcpy(packed_.data() + at, group_memory_[i], group_[i].len);
+            std::memcpy(packed + at, group_memory_[i], group_[i].len);
             at += group_[i].len;
         }
-        data = packed_.data();
+        data = packed;
     }
     const std::size_t n = view_lengths_.size();
     bool regular = n >= 2;
@@ -303,17 +300,9 @@ void IndependentEngine::view_write(const GroupCall &c) {
     io_->write_through_own_view(c.lo, view.get(), data, payload, n, c.hi);
 }
 
-char *IndependentEngine::staging(std::size_t bytes) {
-    if (staging_.size() < bytes)
-        staging_.resize(bytes);
-    return staging_.data();
-}
-
 void IndependentEngine::trim() {
-    if (staging_.capacity() > limits_.staging_buffer)
-        std::vector<char>().swap(staging_);
-    if (packed_.capacity() > limits_.staging_buffer)
-        std::vector<char>().swap(packed_);
+    staging_.release_above(limits_.staging_buffer);
+    packed_.release_above(limits_.staging_buffer);
     constexpr std::size_t kKeepSegments = std::size_t{1} << 12;
     if (group_.capacity() > kKeepSegments) {
         std::vector<PlannedSegment>().swap(group_);

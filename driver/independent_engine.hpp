@@ -17,6 +17,7 @@
 #include "independent_plan.hpp"
 #include "mpi_io.hpp"
 #include "request.hpp"
+#include "scratch_buffer.hpp"
 
 #include <optional>
 #include <vector>
@@ -47,15 +48,14 @@ private:
     void flush_group(Direction dir, bool may_bridge);
     void run_group_calls(const std::vector<GroupCall> &calls, Direction dir);
     void view_write(const GroupCall &call);
-    char *staging(std::size_t bytes);
 
     MpiIo *io_ = nullptr;
     IndependentLimits limits_;
-    std::vector<char> staging_, packed_; // reused between operations (no fresh pages each time)
-    std::vector<PlannedSegment> group_;  // the staged group being collected
-    std::vector<char *> group_memory_;   // its segments' memory
-    std::optional<bool> view_usable_;    // asked once per write that could use it
-    std::vector<int> view_lengths_;      // a view write's block lengths and offsets
+    ScratchBuffer staging_, packed_;    // reused between operations (no fresh pages each time)
+    std::vector<PlannedSegment> group_; // the staged group being collected
+    std::vector<char *> group_memory_;  // its segments' memory
+    std::optional<bool> view_usable_;   // asked once per write that could use it
+    std::vector<int> view_lengths_;     // a view write's block lengths and offsets
     std::vector<MPI_Aint> view_offsets_;
 };
 

@@ -65,7 +65,7 @@ private:
     std::string config_;
     std::vector<hid_t> ftypes_, fspaces_, dcpls_; // per dataset
     std::vector<hid_t> mtypes_, mspaces_, sels_;  // per access
-    hid_t gcpl_ = -1, dxpl_ = -1, attr_space_ = -1, particle_ = -1, no_chunk_cache_ = -1;
+    hid_t gcpl_ = -1, fcpl_ = -1, dxpl_ = -1, attr_space_ = -1, particle_ = -1, no_chunk_cache_ = -1;
     std::vector<hid_t> members_; // 1-member compound per field
     uint64_t attr_mismatches_ = 0;
 };

@@ -12,8 +12,9 @@ set -euo pipefail
 DIR=${1:-docs/bench}
 cd "$DIR"
 mapfile -t dirs < <(find . -name results.json -printf '%h\n' | sed 's|^\./||' | awk '
-  # bookworm first (ompio, romio, mpich), then the root stacks in name order
-  { key = ($0 ~ /\//) ? "1" $0 : "0" ($0 == "ompio" ? "a" : $0 == "romio" ? "b" : "c") $0; print key "\t" $0 }' |
+  # bookworm first (ompio, romio, mpich), then the root stacks, older suites first (trixie, sid)
+  { s = $0; sub(/^trixie/, "a", s); sub(/^sid/, "b", s)
+    key = ($0 ~ /\//) ? "1" s : "0" ($0 == "ompio" ? "a" : $0 == "romio" ? "b" : "c") $0; print key "\t" $0 }' |
   sort | cut -f2)
 ((${#dirs[@]})) || { echo "_No published results yet: \`bash scripts/main.sh --publish\`._"; exit 0; }
 
@@ -34,7 +35,7 @@ title() {
 describe() {
   local json=$1/results.json
   printf '%s: %s, io %s, HDF5 %s; measured %s, load average %s at start (`docs/bench/%s/`)' \
-    "$(title "$1")" "$(json_field "$json" mpi_library | cut -d, -f1)" \
+    "$(title "$1")" "$(json_field "$json" mpi_library | cut -d, -f1 | tr -s ' \t' ' ')" \
     "$(json_field "$json" io_component)" "$(json_field "$json" hdf5)" "$(json_field "$json" started)" \
     "$(json_field "$json" loadavg_start)" "$1"
 }

@@ -18,8 +18,9 @@ mapfile -t dirs < <(find . -name results.json -printf '%h\n' | sed 's|^\./||' | 
   sort | cut -f2)
 ((${#dirs[@]})) || { echo "_No published results yet: \`bash scripts/main.sh --publish\`._"; exit 0; }
 
-# json_field <file> <key>: a string field of results.json's info object.
-json_field() { sed -n "s/.*\"$2\": \"\([^\"]*\)\".*/\1/p" "$1" | head -n 1 | sed 's/\\t/ /g; s/\\u0009/ /g'; }
+# json_field <file> <key>: a string field of results.json's info object, tabs and runs of blanks as
+# one blank (MPICH pads its version line).
+json_field() { sed -n "s/.*\"$2\": \"\([^\"]*\)\".*/\1/p" "$1" | head -n 1 | sed 's/\\t/ /g; s/\\u0009/ /g; s/  */ /g'; }
 
 # A column's short title and its full description.
 title() {
@@ -35,7 +36,7 @@ title() {
 describe() {
   local json=$1/results.json
   printf '%s: %s, io %s, HDF5 %s; measured %s, load average %s at start (`docs/bench/%s/`)' \
-    "$(title "$1")" "$(json_field "$json" mpi_library | cut -d, -f1 | tr -s ' \t' ' ')" \
+    "$(title "$1")" "$(json_field "$json" mpi_library | cut -d, -f1)" \
     "$(json_field "$json" io_component)" "$(json_field "$json" hdf5)" "$(json_field "$json" started)" \
     "$(json_field "$json" loadavg_start)" "$1"
 }

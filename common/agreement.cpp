@@ -64,4 +64,21 @@ void allreduce_max_agreeing(MPI_Comm comm, std::span<std::int64_t> words,
         raise_agreed_failure(comm, static_cast<int>(INT64_MAX - result[words.size()]), local_error);
 }
 
+void bcast_from_rank0_agreeing(MPI_Comm comm, std::span<std::int64_t> words,
+                               const std::optional<Error> &rank0_error) {
+    int rank = 0;
+    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    std::int64_t buffer[16];
+    const size_t width = words.size() + 1; // the words, then whether rank 0 failed
+    if (width > std::size(buffer))
+        throw Error(ErrorKind::Internal, "bcast_from_rank0_agreeing: too many words");
+    std::copy(words.begin(), words.end(), buffer);
+    buffer[words.size()] = rank == 0 && rank0_error ? 1 : 0;
+    check_mpi(MPI_Bcast(buffer, static_cast<int>(width), MPI_INT64_T, 0, comm),
+              "MPI_Bcast (rank 0's words and its outcome)");
+    std::copy(buffer, buffer + words.size(), words.begin());
+    if (buffer[words.size()] != 0)
+        raise_agreed_failure(comm, 0, rank == 0 ? rank0_error : std::nullopt);
+}
+
 } // namespace mpiio

@@ -5,7 +5,8 @@
 // (capture), a rank whose part failed still joins the collective MPI calls with an empty request,
 // then all ranks agree. agree() costs one MPI_Allreduce of one word on success;
 // allgather_agreeing() and allreduce_max_agreeing() fold the agreement into an exchange the step
-// needs anyway (one MPI_Allgather or MPI_Allreduce). Only on failure does a broadcast of the first failing
+// needs anyway (one MPI_Allgather or MPI_Allreduce), bcast_from_rank0_agreeing() into one
+// MPI_Bcast where only rank 0 can fail. Only on failure does a broadcast of the first failing
 // rank's message follow.
 #pragma once
 
@@ -65,5 +66,11 @@ void allgather_agreeing(MPI_Comm comm, std::span<const std::int64_t> mine,
 // an error, every rank throws exactly as agree() does.
 void allreduce_max_agreeing(MPI_Comm comm, std::span<std::int64_t> words,
                             const std::optional<Error> &local_error);
+
+// Collective over `comm`, for a step only rank 0 does (reading the file size, say): rank 0's
+// `words` reach every rank in one MPI_Bcast. If rank 0 passed an error, every rank throws: rank 0
+// its own, the others Error(OtherRank) quoting it. `rank0_error` is read on rank 0 only.
+void bcast_from_rank0_agreeing(MPI_Comm comm, std::span<std::int64_t> words,
+                               const std::optional<Error> &rank0_error);
 
 } // namespace mpiio

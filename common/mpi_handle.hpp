@@ -9,12 +9,13 @@
 
 namespace mpiio {
 
-// Frees MPI objects only while MPI is usable: after MPI_Finalize every MPI call is erroneous.
+// Frees MPI objects only while MPI is usable: after MPI_Finalize every MPI call is erroneous. Only
+// finalization is checked: a handle to free exists only once MPI is initialized (and each check
+// is a call through the MPI library's hooks, on every close).
 inline bool mpi_usable() {
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
+    int finalized = 0;
     MPI_Finalized(&finalized);
-    return initialized && !finalized;
+    return !finalized;
 }
 
 // Traits of one handle kind: null() is its null value (Open MPI's handles are addresses of library

@@ -7,10 +7,8 @@
 #include <H5FDmpi.h>
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <climits>
@@ -215,16 +213,6 @@ std::optional<Error> access_problem(const std::string &name, unsigned flags) {
     return failure(path_problem ? "" : (rdwr ? "for reading and writing" : "for reading"), err);
 }
 
-// Local. The size of `name` for rank 0 to hand out with the agreement before the open: -1 when it
-// does not exist yet, kSizeUnknown for a name with an MPI-IO prefix (sized after the open).
-constexpr MPI_Offset kSizeUnknown = -2;
-MPI_Offset size_before_open(const std::string &name) {
-    if (has_mpiio_prefix(name))
-        return kSizeUnknown;
-    struct stat sb {};
-    return ::stat(name.c_str(), &sb) == 0 ? static_cast<MPI_Offset>(sb.st_size) : -1;
-}
-
 int access_mode(unsigned flags) {
     int amode = (flags & H5F_ACC_RDWR) ? MPI_MODE_RDWR : MPI_MODE_RDONLY;
     if (flags & H5F_ACC_CREAT)
@@ -246,15 +234,16 @@ struct OpenedFile {
 
 } // namespace
 
-// Collective. The collective calls are the built-in driver's (MPI_File_open and one exchange
-// carrying rank 0's size), with the agreement folded into the exchange, which comes first: every
-// rank must pass the same configuration to MPI_File_open (ROMIO hangs when ranks ask for different
+// Collective. The built-in driver's collective calls (MPI_File_open, then rank 0's size in one
+// MPI_Bcast: every rank must see the same EOF, the library derives "new file?" and "truncated
+// file?" from it) after one agreement of its own, an MPI_Allreduce before the open: every rank
+// must pass the same configuration to MPI_File_open (ROMIO hangs when ranks ask for different
 // collective-buffering hints), and under OMPIO a failure of some ranks only would hang inside
 // MPI_File_open (mpi_layer.hpp), so there every rank but 0 first checks its access to the file
 // (rank 0's own failure OMPIO hands to every rank itself). ROMIO's MPI_File_open fails on every
-// rank or on none. Rank 0 reads the file's size before the open (every rank must see the same
-// EOF: the library derives "new file?" and "truncated file?" from it); only for a name with an
-// MPI-IO prefix ("ufs:...") is it read after the open and exchanged then.
+// rank or on none. The size comes from the open file (MPI_File_get_size), not from a lookup of
+// the path before the open: folded into the agreement that lookup saved the broadcast but cost
+// rank 0 more than the broadcast does, on the path every rank waits for (docs/measurements.md).
 File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr) {
     if (name == nullptr || *name == '\0')
         throw Error(ErrorKind::Config, "no file name given");
@@ -273,7 +262,6 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     std::unique_ptr<FileState> state;
     std::unique_ptr<File> file;
     Info requested;
-    MPI_Offset size = kSizeUnknown;
     std::optional<Error> ready_error = params.config_error;
     if (!ready_error)
         ready_error = capture([&] {
@@ -284,18 +272,15 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
             check_mpi(MPI_Comm_size(comm, &state->size), "MPI_Comm_size");
             state->name = name;
             state->read_only = !(flags & H5F_ACC_RDWR);
-            state->config = *params.config;
             requested = hints_for_open(params);
-            if (rank == 0)
-                size = size_before_open(name);
-            else if (open_needs_agreement_first())
+            state->config = std::move(*params.config); // (params' copy is not read after this)
+            if (rank != 0 && open_needs_agreement_first())
                 if (auto problem = access_problem(name, flags))
                     throw *problem;
         });
-    std::array<std::int64_t, 3> words{config.word0(), config.word1(), rank == 0 ? size : INT64_MIN};
+    std::array<std::int64_t, 2> words{config.word0(), config.word1()};
     allreduce_max_agreeing(comm, words, ready_error);
     config.check(words[0], words[1]);
-    size = static_cast<MPI_Offset>(words[2]);
 
     OpenedFile opened;
     const int code = MPI_File_open(comm, name, access_mode(flags), requested.get(), &opened.fh);
@@ -304,16 +289,13 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
         throw Error(ErrorKind::Mpi,
                     "MPI_File_open of '" + std::string(name) + "' failed: " + mpi_error_string(code));
     }
-    if (size == kSizeUnknown) {
-        std::optional<Error> size_error;
-        if (rank == 0)
-            size_error =
-                capture([&] { check_mpi(MPI_File_get_size(opened.fh, &size), "MPI_File_get_size"); });
-        std::array<std::int64_t, 1> rank0_size{rank == 0 ? size : -1};
-        allreduce_max_agreeing(comm, rank0_size, size_error); // every rank has a handle: closed together
-        size = static_cast<MPI_Offset>(rank0_size[0]);
-    }
-    size = std::max<MPI_Offset>(size, 0); // a file to be created
+    MPI_Offset size = 0;
+    std::optional<Error> size_error;
+    if (rank == 0)
+        size_error = capture([&] { check_mpi(MPI_File_get_size(opened.fh, &size), "MPI_File_get_size"); });
+    std::array<std::int64_t, 1> rank0_size{size};
+    bcast_from_rank0_agreeing(comm, rank0_size, size_error); // every rank has a handle: closed together
+    size = static_cast<MPI_Offset>(rank0_size[0]);
     // Collective (the same answer on every rank). Hints are advisory: a refusal is not an error.
     if (open_dropped_hints(opened.fh))
         MPI_File_set_info(opened.fh, requested.get());

@@ -2,6 +2,7 @@
 // rank gets, and which error each rank throws when some rank failed (its own on the failing rank,
 // Error(OtherRank) quoting it on the others) - never a rank left waiting.
 #include "common/agreement.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -15,18 +16,8 @@ namespace {
 
 using mpiio::Error;
 using mpiio::ErrorKind;
-
-int world_rank() {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
-}
-
-int world_size() {
-    int size = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return size;
-}
+using mpiio_test::world_rank;
+using mpiio_test::world_size;
 
 // Runs `step` (collective) and returns what it threw, or nothing.
 template <class Step> std::optional<Error> thrown_by(Step &&step) {

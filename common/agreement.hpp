@@ -68,8 +68,9 @@ void allreduce_max_agreeing(MPI_Comm comm, std::span<std::int64_t> words,
                             const std::optional<Error> &local_error);
 
 // Collective over `comm`, for a step only rank 0 does (reading the file size, say): rank 0's
-// `words` reach every rank in one MPI_Bcast. If rank 0 passed an error, every rank throws: rank 0
-// its own, the others Error(OtherRank) quoting it. `rank0_error` is read on rank 0 only.
+// `words` (the same number on every rank) reach every rank in one MPI_Bcast. If rank 0 passed an
+// error, every rank throws: rank 0 its own, the others Error(OtherRank) quoting it. `rank0_error`
+// is read on rank 0 only.
 void bcast_from_rank0_agreeing(MPI_Comm comm, std::span<std::int64_t> words,
                                const std::optional<Error> &rank0_error);
 

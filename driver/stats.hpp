@@ -17,7 +17,7 @@ using Stats = H5FD_mpiio_stats_t;
 // holds one timer around all of them (so its staging copies and datatype building count too);
 // the timers of its calls then see `running` and read no clock (two clock reads per call cost
 // about a twentieth of a tiny MPI_File_write_at). The clock is the C++ steady clock, not
-// MPI_Wtime: the same clock_gettime without a call through the MPI library.
+// MPI_Wtime: a monotonic clock without a call through the MPI library.
 class IoTimer {
 public:
     IoTimer(Stats &stats, bool &running) : stats_(stats), running_(running), outer_(!running) {

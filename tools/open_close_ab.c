@@ -8,9 +8,9 @@
  * A is always the built-in mpio driver; B is the plugin ("mpiio") or the built-in driver again
  * ("mpio": the A/A control). Each side opens its own file of one dataset in `dir` (default
  * /dev/shm). Prints, on rank 0, microseconds per pair (slowest rank; median over blocks) of both
- * sides, the median and quartiles of the per-block rate ratio A/B (> 1: B is faster), and the mean
- * microseconds per H5Fopen and per H5Fclose of both sides. Every call is checked: a failure ends
- * the program with a non-zero status.
+ * sides, the median and quartiles of the per-block ratio of B's rate to A's (A's microseconds over
+ * B's: > 1, B is faster), and the mean microseconds per H5Fopen and per H5Fclose of both sides.
+ * Every HDF5 call is checked: a failure ends the program with a non-zero status.
  */
 #include <hdf5.h>
 #include <mpi.h>
@@ -110,6 +110,10 @@ int main(int argc, char **argv) {
 
     double *a = malloc(sizeof(double) * (size_t)blocks), *b = malloc(sizeof(double) * (size_t)blocks);
     double *ratio = malloc(sizeof(double) * (size_t)blocks);
+    if (a == NULL || b == NULL || ratio == NULL) {
+        fprintf(stderr, "open_close_ab: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     double open_a = 0, open_b = 0, close_a = 0, close_b = 0;
     for (int k = 0; k < blocks; ++k) {
         BlockTime ta, tb;
@@ -132,7 +136,7 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) {
         const double q25 = quantile(ratio, blocks, 0.25), q75 = quantile(ratio, blocks, 0.75);
-        printf("mpio %.1f us, %s %.1f us per pair; rate ratio mpio/%s median %.3f (quartiles %.3f-%.3f); "
+        printf("mpio %.1f us, %s %.1f us per pair; rate ratio %s/mpio median %.3f (quartiles %.3f-%.3f); "
                "open %.1f / %.1f us, close %.1f / %.1f us\n",
                quantile(a, blocks, 0.5), b_driver, quantile(b, blocks, 0.5), b_driver,
                quantile(ratio, blocks, 0.5), q25, q75, open_a / blocks, open_b / blocks, close_a / blocks,

@@ -1,6 +1,7 @@
 // The agreement helpers (common/agreement.hpp) on 1-4 ranks of MPI_COMM_WORLD: the words every
 // rank gets, and which error each rank throws when some rank failed (its own on the failing rank,
-// Error(OtherRank) quoting it on the others) - never a rank left waiting.
+// Error(OtherRank) quoting it on the others). A helper that left a rank waiting would end at the
+// test's timeout.
 #include "common/agreement.hpp"
 #include "test_support.hpp"
 
@@ -52,6 +53,23 @@ TEST(BcastFromRank0Agreeing, RankZerosFailureFailsEveryRank) {
     } else {
         EXPECT_EQ(error->kind(), ErrorKind::OtherRank);
         EXPECT_EQ(std::string(error->what()), "rank 0 failed: MPI_File_get_size failed: no space");
+    }
+}
+
+// When rank 0 fails, the other ranks report rank 0's error, not errors of their own they passed.
+TEST(BcastFromRank0Agreeing, RankZerosFailureIsTheOneReported) {
+    const int rank = world_rank();
+    std::array<std::int64_t, 1> words{0};
+    const std::optional<Error> mine =
+        Error(rank == 0 ? ErrorKind::Mpi : ErrorKind::Io, "failure of rank " + std::to_string(rank));
+    const auto error = thrown_by([&] { mpiio::bcast_from_rank0_agreeing(MPI_COMM_WORLD, words, mine); });
+    ASSERT_TRUE(error);
+    if (rank == 0) {
+        EXPECT_EQ(error->kind(), ErrorKind::Mpi);
+        EXPECT_STREQ(error->what(), "failure of rank 0");
+    } else {
+        EXPECT_EQ(error->kind(), ErrorKind::OtherRank);
+        EXPECT_EQ(std::string(error->what()), "rank 0 failed: failure of rank 0");
     }
 }
 

@@ -30,6 +30,15 @@ template <class Step> std::optional<Error> thrown_by(Step &&step) {
     return std::nullopt;
 }
 
+// What every rank must have thrown after rank 0 failed with (kind, message): rank 0 its own error,
+// the others Error(OtherRank) quoting it.
+void expect_rank0_failure(const std::optional<Error> &error, ErrorKind kind, const std::string &message) {
+    ASSERT_TRUE(error);
+    const bool root = world_rank() == 0;
+    EXPECT_EQ(error->kind(), root ? kind : ErrorKind::OtherRank);
+    EXPECT_EQ(std::string(error->what()), root ? message : "rank 0 failed: " + message);
+}
+
 TEST(BcastFromRank0Agreeing, RankZerosWordsReachEveryRank) {
     const int rank = world_rank();
     std::array<std::int64_t, 2> words{rank == 0 ? 4096 : -7, rank == 0 ? -1 : 123};
@@ -46,14 +55,7 @@ TEST(BcastFromRank0Agreeing, RankZerosFailureFailsEveryRank) {
     const std::optional<Error> mine =
         rank == 0 ? std::optional(Error(ErrorKind::Mpi, "MPI_File_get_size failed: no space")) : std::nullopt;
     const auto error = thrown_by([&] { mpiio::bcast_from_rank0_agreeing(MPI_COMM_WORLD, words, mine); });
-    ASSERT_TRUE(error);
-    if (rank == 0) {
-        EXPECT_EQ(error->kind(), ErrorKind::Mpi);
-        EXPECT_STREQ(error->what(), "MPI_File_get_size failed: no space");
-    } else {
-        EXPECT_EQ(error->kind(), ErrorKind::OtherRank);
-        EXPECT_EQ(std::string(error->what()), "rank 0 failed: MPI_File_get_size failed: no space");
-    }
+    expect_rank0_failure(error, ErrorKind::Mpi, "MPI_File_get_size failed: no space");
 }
 
 // When rank 0 fails, the other ranks report rank 0's error, not errors of their own they passed.
@@ -63,14 +65,7 @@ TEST(BcastFromRank0Agreeing, RankZerosFailureIsTheOneReported) {
     const std::optional<Error> mine =
         Error(rank == 0 ? ErrorKind::Mpi : ErrorKind::Io, "failure of rank " + std::to_string(rank));
     const auto error = thrown_by([&] { mpiio::bcast_from_rank0_agreeing(MPI_COMM_WORLD, words, mine); });
-    ASSERT_TRUE(error);
-    if (rank == 0) {
-        EXPECT_EQ(error->kind(), ErrorKind::Mpi);
-        EXPECT_STREQ(error->what(), "failure of rank 0");
-    } else {
-        EXPECT_EQ(error->kind(), ErrorKind::OtherRank);
-        EXPECT_EQ(std::string(error->what()), "rank 0 failed: failure of rank 0");
-    }
+    expect_rank0_failure(error, ErrorKind::Mpi, "failure of rank 0");
 }
 
 // Another rank's error is not rank 0's: only rank 0's outcome is broadcast.

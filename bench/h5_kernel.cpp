@@ -46,8 +46,6 @@ void sum_stats(const H5FD_mpiio_stats_t &in, H5FD_mpiio_stats_t &out) {
 #define BENCH_UNPACK(type, field, description) BENCH_IF_COUNTER(type, out.field = b[i++])
     H5FD_MPIIO_STATS_FIELDS(BENCH_UNPACK)
 #undef BENCH_UNPACK
-    BENCH_MPI(
-        MPI_Allreduce(&in.seconds_in_mpi_io, &out.seconds_in_mpi_io, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
 }
 
 void probe_dxpl(hid_t dxpl, Probe *probe) {

@@ -3,6 +3,7 @@
 // exception ever crosses into the C library.
 #include "callbacks.hpp"
 
+#include "comm_pool.hpp"
 #include "data_callbacks.hpp"
 #include "error_stack.hpp"
 #include "file.hpp"
@@ -23,6 +24,7 @@ File *settled(H5FD_t *f) {
 }
 
 herr_t cb_terminate() {
+    free_kept_file_comms();
     release_error_class();
     finalize_mpi_if_ours();
     return 0;

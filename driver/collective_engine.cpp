@@ -39,10 +39,8 @@ void CollectiveEngine::make_summary_reduction() {
     check_mpi(MPI_Op_create(combine_summaries, 0 /* not commutative */, summary_op_.out()), "MPI_Op_create");
 }
 
-void CollectiveEngine::settle() {
-    if (pending_barrier_ != MPI_REQUEST_NULL)
-        check_mpi(MPI_Wait(&pending_barrier_, MPI_STATUS_IGNORE),
-                  "MPI_Wait (barrier after a collective write)");
+void CollectiveEngine::wait_for_barrier() {
+    check_mpi(MPI_Wait(&pending_barrier_, MPI_STATUS_IGNORE), "MPI_Wait (barrier after a collective write)");
 }
 
 // Collective. Step 1 and 2: the summary reduction (the error agreement rides on it), the full

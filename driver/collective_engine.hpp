@@ -44,10 +44,15 @@ public:
     // last collective write that took the independent route; a no-op when there is none. Every
     // transfer, flush, truncate and close calls it first: HDF5 follows collective writes with
     // independent writes to the same bytes (a chunk filled collectively, then written by another
-    // rank), which must not overtake them.
-    void settle();
+    // rank), which must not overtake them. (Inline: it runs before every callback, a file open's
+    // metadata reads included, and almost always has nothing to wait for.)
+    void settle() {
+        if (pending_barrier_ != MPI_REQUEST_NULL)
+            wait_for_barrier();
+    }
 
 private:
+    void wait_for_barrier();
     struct Route;
     Route exchange(File *file, const IoRequest &mine, Direction dir, std::optional<Error> local_error);
     void broadcast_read(File *file, IoRequest &mine, std::optional<Error> local_error);

@@ -65,13 +65,32 @@ void independent(File *file, Direction dir, IoRequest &request) {
 // `size` is a byte count and the transfer is independent - never a collective call, because
 // metadata reads are often made by rank 0 alone.
 
+// Local. One contiguous block moved by this rank alone (every metadata read, and raw data outside
+// collective mode): straight to MpiIo, which is what the independent engine's direct strategy
+// does for one block, without building a request (a file open reads its metadata this way: the
+// fewer instructions and cache lines there, the cheaper H5Fopen is).
+void read_block(FileState &st, haddr_t addr, size_t size, void *buf) {
+    if (size == 0)
+        return;
+    IoTimer timer = st.io.timer();
+    st.io.read_bytes(addr, static_cast<char *>(buf), size);
+}
+
+void write_block(FileState &st, haddr_t addr, size_t size, const char *data) {
+    if (size == 0)
+        return;
+    st.failed_writes.run([&] {
+        IoTimer timer = st.io.timer();
+        st.io.write_bytes(addr, data, size);
+    });
+}
+
 void read_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, void *buf) {
     if (type == H5FD_MEM_DRAW && collective_mode()) {
         collective(file, Direction::Read, [&] { return IoRequest::library_types(addr, size, buf); });
         return;
     }
-    IoRequest request = IoRequest::contiguous(addr, static_cast<char *>(buf), size);
-    independent(file, Direction::Read, request);
+    read_block(*file->state, addr, size, buf);
 }
 
 void write_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, const void *buf) {
@@ -84,8 +103,7 @@ void write_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, const 
         return;
     }
     check_writable(*file->state);
-    IoRequest request = IoRequest::contiguous(addr, data, size);
-    independent(file, Direction::Write, request);
+    write_block(*file->state, addr, size, data);
 }
 
 // --- read_vector / write_vector ----------------------------------------------------------------------

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "collective_engine.hpp"
+#include "comm_pool.hpp"
 #include "common/error.hpp"
 #include "common/mpi_handle.hpp"
 #include "config.hpp"
@@ -27,8 +28,8 @@ namespace mpiio {
 // Everything but the two members HDF5 may look at directly, grouped by the module that owns it.
 struct FileState {
     // Set at open (file_lifetime.cpp), read by all.
-    Comm comm; // our duplicate; the library runs its own collectives on it
-    Info info; // the hints in effect (merged FAPL, config and MPI-IO layer hints)
+    FileComm comm; // our own (comm_pool.hpp); the library runs its own collectives on it
+    Info info;     // the hints in effect (merged FAPL, config and MPI-IO layer hints)
     int rank = 0;
     int size = 1;
     Config config;

@@ -1,6 +1,8 @@
 // open / close / delete: the collective lifetime of an MPI file.
+#include "comm_pool.hpp"
 #include "common/agreement.hpp"
 #include "file.hpp"
+#include "hdf5_internals.hpp"
 #include "mpi_layer.hpp"
 #include "mpi_runtime.hpp"
 
@@ -18,25 +20,15 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string_view>
 
 namespace mpiio {
 namespace {
 
-// Local. The config string of the FAPL (HDF5_DRIVER_CONFIG or the by-name argument), or "".
-std::string fapl_config_string(hid_t fapl_id) {
-    const ssize_t length = H5Pget_driver_config_str(fapl_id, nullptr, 0);
-    if (length <= 0)
-        return {};
-    std::string text(static_cast<size_t>(length) + 1, '\0');
-    if (H5Pget_driver_config_str(fapl_id, text.data(), text.size()) < 0)
-        throw Error(ErrorKind::Internal, "cannot read the driver config string from the FAPL");
-    text.resize(static_cast<size_t>(length));
-    return text;
-}
-
 struct MpiParams {
-    Comm comm;
-    Info info;
+    FileComm comm;                     // the file's (comm_pool.hpp)
+    MPI_Info info = MPI_INFO_NULL;     // the FAPL's hints: borrowed from the FAPL, or owned_info
+    Info owned_info;                   // (only when the public getter had to duplicate them)
     std::optional<Config> config;      // empty when the config string is invalid
     std::uint64_t config_hash = 0;     // of its canonical text (0 when invalid)
     std::optional<Error> config_error; // why, reported collectively once the comm is known
@@ -45,42 +37,65 @@ struct MpiParams {
 // Local. The configuration of `text` and the hash of its canonical text. Programs open many files
 // with one configuration: the last one is kept (its canonical text costs about as much as the
 // rest of the driver's open).
-std::pair<Config, std::uint64_t> parsed_config(const std::string &text) {
+std::pair<Config, std::uint64_t> parsed_config(std::string_view text) {
     static std::mutex mutex;
     static std::optional<std::pair<std::string, std::pair<Config, std::uint64_t>>> last;
     std::lock_guard lock(mutex);
     if (!last || last->first != text) {
-        Config config = parse_config(text); // throws before the cache changes
+        Config config = parse_config(std::string(text)); // throws before the cache changes
         const std::uint64_t hash = fnv1a(config.canonical());
-        last.emplace(text, std::pair{std::move(config), hash});
+        last.emplace(std::string(text), std::pair{std::move(config), hash});
     }
     return last->second;
 }
 
-// Local. Communicator, info and configuration for a file: the FAPL's own duplicates (the
-// caller owns them), or the config's communicator choice when the FAPL has none.
+// Local. The FAPL's communicator, hints and config string through the public getters (when the
+// library's own property functions are not available: hdf5_internals.hpp item 7). The
+// communicator and hints come back duplicated: `owned_comm` and `params.owned_info` free them.
+hdf5_internals::FaplSettings fapl_settings_public(hid_t fapl_id, Comm &owned_comm, MpiParams &params,
+                                                  std::string &config) {
+    hdf5_internals::FaplSettings fapl;
+    if (H5Pget_mpi_params(fapl_id, &fapl.comm, &fapl.info) < 0)
+        throw Error(ErrorKind::Internal, "cannot read the MPI communicator and info from the FAPL");
+    owned_comm = Comm(fapl.comm);
+    params.owned_info = Info(fapl.info);
+    const ssize_t length = H5Pget_driver_config_str(fapl_id, nullptr, 0);
+    if (length > 0) {
+        config.assign(static_cast<size_t>(length) + 1, '\0');
+        if (H5Pget_driver_config_str(fapl_id, config.data(), config.size()) < 0)
+            throw Error(ErrorKind::Internal, "cannot read the driver config string from the FAPL");
+        config.resize(static_cast<size_t>(length));
+        fapl.config = config.c_str();
+    }
+    return fapl;
+}
+
+// Collective over the FAPL's communicator unless the comm pool reuses one (comm_pool.hpp; the same
+// decision on every rank). Communicator, hints and configuration for a file: the FAPL's
+// communicator (or the config's choice when the FAPL has none) as the file's own, its hints
+// borrowed.
 MpiParams mpi_params_from_fapl(hid_t fapl_id) {
     MpiParams params;
+    hdf5_internals::FaplSettings fapl;
+    Comm owned_comm;         // (public getters only)
+    std::string config_text; // (public getters only)
+    if (!hdf5_internals::peek_fapl(fapl_id, fapl))
+        fapl = fapl_settings_public(fapl_id, owned_comm, params, config_text);
+    params.info = fapl.info;
     params.config_error = capture([&] {
-        auto [config, hash] = parsed_config(fapl_config_string(fapl_id));
+        auto [config, hash] = parsed_config(fapl.config != nullptr ? fapl.config : "");
         params.config = std::move(config);
         params.config_hash = hash;
     });
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Info info = MPI_INFO_NULL;
-    if (H5Pget_mpi_params(fapl_id, &comm, &info) < 0)
-        throw Error(ErrorKind::Internal, "cannot read the MPI communicator and info from the FAPL");
-    params.comm = Comm(comm);
-    params.info = Info(info);
-    if (comm == MPI_COMM_NULL) {
-        const bool self = params.config && params.config->comm == CommChoice::Self;
-        check_mpi(MPI_Comm_dup(self ? MPI_COMM_SELF : MPI_COMM_WORLD, params.comm.out()), "MPI_Comm_dup");
-    }
+    MPI_Comm parent = fapl.comm;
+    if (parent == MPI_COMM_NULL)
+        parent = params.config && params.config->comm == CommChoice::Self ? MPI_COMM_SELF : MPI_COMM_WORLD;
     int inter = 0;
-    check_mpi(MPI_Comm_test_inter(params.comm.get(), &inter), "MPI_Comm_test_inter");
+    check_mpi(MPI_Comm_test_inter(parent, &inter), "MPI_Comm_test_inter");
     if (inter)
         throw Error(ErrorKind::Config, "the FAPL's communicator is an intercommunicator; "
                                        "MPI-IO needs an intracommunicator");
+    params.comm = file_comm_for(parent);
     return params;
 }
 
@@ -110,18 +125,38 @@ void agree_before_delete(MPI_Comm comm, const MpiParams &params, const std::opti
     config.check(words[0], words[1]);
 }
 
+// The hints MPI_File_open is given: the FAPL's own (borrowed, possibly MPI_INFO_NULL, as the
+// built-in driver passes them) or, when the config adds hint.<name> entries, a merged copy.
+struct RequestedHints {
+    MPI_Info fapl = MPI_INFO_NULL;
+    Info merged;
+    MPI_Info get() const { return merged ? merged.get() : fapl; }
+};
+
 // Local. The FAPL's hints plus the config's hint.<name> entries (config wins; none when the
 // configuration could not be parsed).
-Info hints_for_open(const MpiParams &params) {
-    Info merged;
-    if (params.info.get() != MPI_INFO_NULL)
-        check_mpi(MPI_Info_dup(params.info.get(), merged.out()), "MPI_Info_dup");
+RequestedHints hints_for_open(const MpiParams &params) {
+    RequestedHints hints{params.info, Info()};
+    if (!params.config || params.config->hints.empty())
+        return hints;
+    if (params.info != MPI_INFO_NULL)
+        check_mpi(MPI_Info_dup(params.info, hints.merged.out()), "MPI_Info_dup");
     else
-        check_mpi(MPI_Info_create(merged.out()), "MPI_Info_create");
-    if (params.config)
-        for (const auto &[key, value] : params.config->hints)
-            check_mpi(MPI_Info_set(merged.get(), key.c_str(), value.c_str()), "MPI_Info_set");
-    return merged;
+        check_mpi(MPI_Info_create(hints.merged.out()), "MPI_Info_create");
+    for (const auto &[key, value] : params.config->hints)
+        check_mpi(MPI_Info_set(hints.merged.get(), key.c_str(), value.c_str()), "MPI_Info_set");
+    return hints;
+}
+
+// Local. A copy of `hints` the file keeps (an empty info for MPI_INFO_NULL; MPI_INFO_NULL itself
+// only when MPI cannot make one, which every user of the file's hints accepts).
+Info kept_copy(MPI_Info hints) {
+    Info copy;
+    if (hints != MPI_INFO_NULL)
+        MPI_Info_dup(hints, copy.out());
+    else
+        MPI_Info_create(copy.out());
+    return copy;
 }
 
 // Local. The hints in effect: what the MPI-IO layer reports, plus every requested hint it does
@@ -130,7 +165,8 @@ Info hints_in_effect(MPI_File fh, MPI_Info requested) {
     Info in_effect;
     check_mpi(MPI_File_get_info(fh, in_effect.out()), "MPI_File_get_info");
     int nkeys = 0;
-    check_mpi(MPI_Info_get_nkeys(requested, &nkeys), "MPI_Info_get_nkeys");
+    if (requested != MPI_INFO_NULL)
+        check_mpi(MPI_Info_get_nkeys(requested, &nkeys), "MPI_Info_get_nkeys");
     for (int i = 0; i < nkeys; ++i) {
         char key[MPI_MAX_INFO_KEY + 1] = {};
         check_mpi(MPI_Info_get_nthkey(requested, i, key), "MPI_Info_get_nthkey");
@@ -154,7 +190,8 @@ bool writes_need_sync_to_be_visible(MPI_Info hints) {
     bool required = false;
     char value[MPI_MAX_INFO_VAL + 1] = {};
     int present = 0;
-    if (MPI_Info_get(hints, "romio_visibility_immediate", MPI_MAX_INFO_VAL, value, &present) == MPI_SUCCESS &&
+    if (hints != MPI_INFO_NULL &&
+        MPI_Info_get(hints, "romio_visibility_immediate", MPI_MAX_INFO_VAL, value, &present) == MPI_SUCCESS &&
         present)
         required = std::strcmp(value, "false") == 0;
     if (const char *env = std::getenv("HDF5_DO_MPI_FILE_SYNC")) {
@@ -261,7 +298,7 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     std::unique_ptr<FileState> state;
     std::unique_ptr<File> file;
-    Info requested;
+    RequestedHints requested;
     std::optional<Error> ready_error = params.config_error;
     if (!ready_error)
         ready_error = capture([&] {
@@ -297,13 +334,17 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     bcast_from_rank0_agreeing(comm, rank0_size, size_error); // every rank has a handle: closed together
     size = static_cast<MPI_Offset>(rank0_size[0]);
     // Collective (the same answer on every rank). Hints are advisory: a refusal is not an error.
-    if (open_dropped_hints(opened.fh))
-        MPI_File_set_info(opened.fh, requested.get());
+    // MPI_File_set_info takes no MPI_INFO_NULL: a rank that requested nothing passes an empty info.
+    if (open_dropped_hints(opened.fh)) {
+        const Info again = kept_copy(requested.get());
+        MPI_File_set_info(opened.fh, again.get());
+    }
 
     // Local steps that cannot fail on one rank alone: the hints in effect (the requested ones when
-    // the MPI-IO layer will not tell), whether writes need MPI_File_sync to become visible.
+    // the MPI-IO layer will not tell; never MPI_INFO_NULL, ctl.cpp), whether writes need
+    // MPI_File_sync to become visible.
     if (capture([&] { state->info = hints_in_effect(opened.fh, requested.get()); }))
-        state->info = std::move(requested);
+        state->info = kept_copy(requested.get());
     const bool sync_needed = writes_need_sync_to_be_visible(state->info.get());
     state->sync_after_collective_write = state->config.sync == SyncPolicy::Auto && sync_needed;
     // The rank's own handle sees and makes writes as the shared one does only where writes are
@@ -322,6 +363,7 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     file->fh = opened.fh;
     opened.fh = MPI_FILE_NULL;
     state->io.bind(&file->fh, std::move(own), static_cast<haddr_t>(size));
+    state->io.measure_time(state->config.stats == StatsMode::Summary);
     state->independent.bind(&state->io,
                             IndependentLimits{state->config.staging_buffer, state->config.sieve_gap});
     file->state = state.release();
@@ -388,7 +430,7 @@ void delete_file(const char *name, hid_t fapl_id) {
     std::optional<Error> error;
     if (rank == 0)
         error = capture([&] {
-            const int code = MPI_File_delete(name, params.info.get());
+            const int code = MPI_File_delete(name, params.info);
             if (code != MPI_SUCCESS)
                 throw Error(ErrorKind::Mpi, "MPI_File_delete of '" + std::string(name) +
                                                 "' failed: " + mpi_error_string(code));

@@ -126,9 +126,11 @@ std::string resolve() {
     resolve_one(lib, "H5CX_get_mpio_coll_opt", g_getters.coll_opt, missing);
     resolve_one(lib, "H5CX_get_mpio_rank0_bcast", g_getters.rank0_bcast, missing);
     resolve_one(lib, "H5CX_get_mpi_file_flushing", g_getters.file_flushing, missing);
-    if (missing.empty())
-        install_dataspace_reader(lib); // optional: the public API answers without it
-    dlclose(lib);                      // the library stays mapped: the application holds it
+    if (missing.empty()) { // both optional: the public API answers without them
+        install_dataspace_reader(lib);
+        install_fapl_reader(lib);
+    }
+    dlclose(lib); // the library stays mapped: the application holds it
     if (!missing.empty())
         return "libhdf5 " + version + " lacks the transfer-state getters " + missing +
                " (is it a parallel build?)";

@@ -36,6 +36,12 @@
 //     H5I_object_verify to reach the H5S_t of an id (all H5_DLL-exported; declared in the
 //     uninstalled H5Sprivate.h:214-258 and H5Iprivate.h:91). Installed as selection/'s
 //     SpaceInfoSource; when a symbol is missing the public API answers instead.
+//  7. FAPL settings without copies: the communicator and info the FAPL stores, read with
+//     H5I_object_verify and H5P_peek (no 'get' callback, so no collective MPI_Comm_dup), and its
+//     driver config string with H5P_peek_driver_config_str (all H5_DLL-exported; declared in the
+//     uninstalled H5Iprivate.h:91 and H5Pprivate.h:168-184; property names
+//     H5Fprivate.h:284-285), as the built-in driver's open reads them (H5FDmpio.c:828-839). When
+//     a symbol is missing the public getters answer instead (with their duplicates).
 //
 // All functions are local (no communication). The context getters must be called on the
 // library's thread inside a driver callback: they read the calling thread's top context.
@@ -96,6 +102,23 @@ bool dataspace_reader_installed();
 // (the public API is asked then) for anything unexpected, such as an id that is not a dataspace,
 // or before install_dataspace_reader.
 bool read_dataspace(hid_t space, selection::SpaceInfo &out);
+
+// --- 7. FAPL settings ---------------------------------------------------------------------------
+// What a FAPL holds for an MPI driver, not duplicated: valid while the list is (during the open
+// or delete callback that was given it). `config` is nullptr when the list has no config string.
+struct FaplSettings {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    const char *config = nullptr;
+};
+// Resolves the property functions in `libhdf5` (a dlopen handle); false when one is missing.
+// Called by resolve().
+bool install_fapl_reader(void *libhdf5);
+// true once install_fapl_reader succeeded.
+bool fapl_reader_installed();
+// Reads `fapl_id`'s settings into `out`; false (the public getters are asked then) before
+// install_fapl_reader, or when the id is not a FAPL or a property cannot be read.
+bool peek_fapl(hid_t fapl_id, FaplSettings &out);
 
 // --- 3. DXPL chunk knobs ---------------------------------------------------------------------
 // The application's H5Pset_dxpl_mpio_chunk_opt / _num / _ratio settings, one property each (the

@@ -147,7 +147,10 @@ bool MpiIo::own_view_usable() {
     if (own_ != MPI_FILE_NULL)
         return true;
     Info hints;
-    check_mpi(MPI_Info_dup(own_settings_.hints, hints.out()), "MPI_Info_dup");
+    if (own_settings_.hints != MPI_INFO_NULL)
+        check_mpi(MPI_Info_dup(own_settings_.hints, hints.out()), "MPI_Info_dup");
+    else
+        check_mpi(MPI_Info_create(hints.out()), "MPI_Info_create");
     check_mpi(MPI_Info_set(hints.get(), "romio_ds_write", "disable"), "MPI_Info_set");
     if (MPI_File_open(MPI_COMM_SELF, own_settings_.path.c_str(), MPI_MODE_WRONLY, hints.get(), &own_) !=
         MPI_SUCCESS) {

@@ -93,8 +93,11 @@ public:
     void set_eof(haddr_t eof) { eof_ = eof; }
     Stats &stats() { return stats_; }
     const Stats &stats() const { return stats_; }
-    // A clock pair around a whole run-by-run operation instead of one per call (stats.hpp).
-    IoTimer timer() { return IoTimer(stats_, timing_); }
+    // A clock pair around a whole run-by-run operation instead of one per call (stats.hpp), when
+    // the time is measured at all.
+    IoTimer timer() { return IoTimer(stats_, timing_, clocked_); }
+    // Local. Measure the time spent in data calls from now on (stats=summary; set at open).
+    void measure_time(bool on) { clocked_ = on; }
 
     // Local. Appends every data call from now on to `log` (null: stops). For tests.
     void record_calls(std::vector<CallRecord> *log) { log_ = log; }
@@ -119,7 +122,8 @@ private:
     bool own_unusable_ = false;
     haddr_t eof_ = 0;
     Stats stats_{};
-    bool timing_ = false;
+    bool timing_ = false;  // a timer is running
+    bool clocked_ = false; // timers read the clock
     std::vector<CallRecord> *log_ = nullptr;
 };
 

@@ -13,14 +13,17 @@ namespace mpiio {
 
 using Stats = H5FD_mpiio_stats_t;
 
-// Measures wall time spent in MPI-IO data calls. An operation that makes a call per byte run
-// holds one timer around all of them (so its staging copies and datatype building count too);
-// the timers of its calls then see `running` and read no clock (two clock reads per call cost
-// about a twentieth of a tiny MPI_File_write_at). The clock is the C++ steady clock, not
-// MPI_Wtime: a monotonic clock without a call through the MPI library.
+// Measures wall time spent in MPI-IO data calls, only for a file whose statistics are printed
+// (stats=summary: `clocked`); otherwise seconds_in_mpi_io stays 0 and no clock is read (two clock
+// reads per call cost about a twentieth of a tiny MPI_File_write_at, and a file open makes seven
+// such calls). An operation that makes a call per byte run holds one timer around all of them (so
+// its staging copies and datatype building count too); the timers of its calls then see
+// `running` and read no clock. The clock is the C++ steady clock, not MPI_Wtime: a monotonic
+// clock without a call through the MPI library.
 class IoTimer {
 public:
-    IoTimer(Stats &stats, bool &running) : stats_(stats), running_(running), outer_(!running) {
+    IoTimer(Stats &stats, bool &running, bool clocked)
+        : stats_(stats), running_(running), outer_(clocked && !running) {
         if (outer_) {
             running_ = true;
             start_ = Clock::now();

@@ -51,7 +51,7 @@ typedef struct H5FD_mpiio_prefix_t {
     X(uint64_t, vector_calls, "read_vector / write_vector callbacks")                                       \
     X(uint64_t, syncs, "MPI_File_sync calls")                                                               \
     X(uint64_t, truncates, "MPI_File_set_size calls")                                                       \
-    X(double, seconds_in_mpi_io, "wall time inside MPI_File_* data calls (a run-by-run operation: all of it)")                                  \
+    X(double, seconds_in_mpi_io, "wall time inside MPI_File_* data calls (a run-by-run operation: all of it); measured only with stats=summary, else 0")\
     X(uint64_t, linked_chunk_ops, "chunked operations done as one collective transfer over all chunks")    \
     X(uint64_t, multi_chunk_ops, "chunked operations done chunk by chunk")                                  \
     X(uint64_t, collective_chunks, "chunks transferred collectively in multi-chunk operations")             \

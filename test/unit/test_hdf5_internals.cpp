@@ -172,4 +172,51 @@ TEST(Hdf5Internals, DataspaceReaderMatchesThePublicApi) {
     H5E_END_TRY
 }
 
+// Item 7: the FAPL reader resolves and reads what the public getters give, without duplicating:
+// the communicator is the one the list stores (congruent to the application's, and the same
+// handle at every read), the hints are the stored info, and the config string is the one set.
+TEST(Hdf5Internals, FaplReaderMatchesThePublicGetters) {
+    ASSERT_EQ(internals::resolve(), "");
+    ASSERT_TRUE(internals::fapl_reader_installed())
+        << "H5P_object_verify, H5P_peek or H5P_peek_driver_config_str is no longer exported";
+    MPI_Info hints = MPI_INFO_NULL;
+    ASSERT_EQ(MPI_Info_create(&hints), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Info_set(hints, "cb_nodes", "1"), MPI_SUCCESS);
+    Hid fapl(H5Pcreate(H5P_FILE_ACCESS));
+    ASSERT_GE(H5Pset_mpi_params(fapl, MPI_COMM_WORLD, hints), 0);
+    ASSERT_GE(H5Pset_driver_by_name(fapl, "mpiio", "sieve_gap=8K"), 0);
+    MPI_Info_free(&hints);
+
+    internals::FaplSettings first, second;
+    ASSERT_TRUE(internals::peek_fapl(fapl, first));
+    ASSERT_TRUE(internals::peek_fapl(fapl, second));
+    EXPECT_EQ(first.comm, second.comm) << "a read duplicated the communicator";
+    EXPECT_NE(first.comm, MPI_COMM_WORLD) << "the list keeps its own duplicate, not the application's";
+    int result = MPI_UNEQUAL;
+    ASSERT_EQ(MPI_Comm_compare(first.comm, MPI_COMM_WORLD, &result), MPI_SUCCESS);
+    EXPECT_EQ(result, MPI_CONGRUENT);
+    ASSERT_NE(first.info, MPI_INFO_NULL);
+    EXPECT_EQ(first.info, second.info) << "a read duplicated the hints";
+    char value[MPI_MAX_INFO_VAL + 1] = {};
+    int present = 0;
+    ASSERT_EQ(MPI_Info_get(first.info, "cb_nodes", MPI_MAX_INFO_VAL, value, &present), MPI_SUCCESS);
+    EXPECT_TRUE(present);
+    EXPECT_STREQ(value, "1");
+    ASSERT_NE(first.config, nullptr);
+    EXPECT_STREQ(first.config, "sieve_gap=8K");
+
+    // A list without MPI settings or config string: null values, as the public getters answer.
+    Hid plain(H5Pcreate(H5P_FILE_ACCESS));
+    internals::FaplSettings none;
+    ASSERT_TRUE(internals::peek_fapl(plain, none));
+    EXPECT_EQ(none.comm, MPI_COMM_NULL);
+    EXPECT_EQ(none.info, MPI_INFO_NULL);
+    EXPECT_EQ(none.config, nullptr);
+
+    // Not a FAPL: the reader declines (the public getters then report the error).
+    Hid dxpl(H5Pcreate(H5P_DATASET_XFER));
+    H5E_BEGIN_TRY { EXPECT_FALSE(internals::peek_fapl(dxpl, none)); }
+    H5E_END_TRY
+}
+
 } // namespace

@@ -15,8 +15,8 @@ namespace {
 
 herr_t status(bool ok) { return ok ? 0 : -1; }
 
-// Flush, truncate and close first wait until the last collective write that took the independent
-// route is complete on every rank (collective_engine.hpp, settle); so do the data callbacks.
+// Flush and truncate first wait until the last collective write that took the independent route
+// is complete on every rank (collective_engine.hpp, settle); so do the data callbacks and close.
 File *settled(H5FD_t *f) {
     File *file = as_file(f);
     file->state->collective.settle();
@@ -39,7 +39,7 @@ H5FD_t *cb_open(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
 
 // Collective.
 herr_t cb_close(H5FD_t *f) {
-    return status(guarded("mpiio close", [&] { close_file(settled(f)); }));
+    return status(guarded("mpiio close", [&] { close_file(as_file(f)); })); // (settles itself)
 }
 
 // Local; called with f == NULL too.

@@ -33,7 +33,7 @@ void FileComm::release() noexcept {
     --g_out;
     if (!mpi_usable())
         return;
-    if (std::none_of(g_kept.begin(), g_kept.end(), [&](MPI_Comm k) { return congruent(k, comm); })) {
+    if (keep_ && std::none_of(g_kept.begin(), g_kept.end(), [&](MPI_Comm k) { return congruent(k, comm); })) {
         g_kept.push_back(comm); // within the capacity reserved when it was handed out
         return;
     }
@@ -41,18 +41,26 @@ void FileComm::release() noexcept {
 }
 
 FileComm file_comm_for(MPI_Comm parent) {
-    for (auto it = g_kept.begin(); it != g_kept.end(); ++it)
-        if (congruent(*it, parent)) {
-            const MPI_Comm comm = *it;
-            g_kept.erase(it);
-            ++g_out;
-            return FileComm(comm);
-        }
-    g_kept.reserve(g_kept.size() + g_out + 1); // (throws before the collective call, if at all)
+    int topology = MPI_UNDEFINED;
+    check_mpi(MPI_Topo_test(parent, &topology), "MPI_Topo_test");
+    const bool keep = topology == MPI_UNDEFINED; // the same on every rank: a property of the communicator
+    if (keep)
+        for (auto it = g_kept.begin(); it != g_kept.end(); ++it)
+            if (congruent(*it, parent)) {
+                const MPI_Comm comm = *it;
+                g_kept.erase(it);
+                ++g_out;
+                return FileComm(comm, true);
+            }
+    // An allocation failure here leaves the other ranks in MPI_Comm_dup, as any failure of one rank
+    // before the open's agreement does (the driver does not recover from running out of memory).
+    g_kept.reserve(g_kept.size() + g_out + 1);
     MPI_Comm comm = MPI_COMM_NULL;
     check_mpi(MPI_Comm_dup(parent, &comm), "MPI_Comm_dup");
     ++g_out;
-    return FileComm(comm);
+    FileComm file_comm(comm, keep);
+    check_mpi(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    return file_comm;
 }
 
 void free_kept_file_comms() noexcept {

@@ -11,8 +11,14 @@
 // Why every rank decides alike (a rank that reuses while another duplicates would hang): a
 // communicator of group G enters the pool only when a file over G closes and leaves it only when
 // a file over G opens, both collective over G, and every communicator taken returns on every path
-// (FileComm's destructor, errors included). So the ranks of G always hold the same number of
-// G-communicators (zero or one), and decide the same at the next open over G.
+// once the driver's close callback runs (FileComm's destructor, errors included). So the ranks of
+// G always hold the same number of G-communicators (zero or one), and decide the same at the next
+// open over G. Two preconditions HDF5's collective H5Fopen/H5Fclose give: every rank of G opens
+// and closes G's files in the same order (so the one kept is the same file's on every rank), and
+// the driver's close runs on every rank of a file or on none. Every communicator handed out
+// returns errors (MPI_ERRORS_RETURN, as the built-in driver's duplicate), whichever FAPL it was
+// first made for; one of a FAPL communicator with a topology is never kept (the MPI-IO layer may
+// read the topology).
 #pragma once
 
 #include <mpi.h>
@@ -30,11 +36,13 @@ public:
     FileComm() = default;
     FileComm(const FileComm &) = delete;
     FileComm &operator=(const FileComm &) = delete;
-    FileComm(FileComm &&o) noexcept : comm_(std::exchange(o.comm_, MPI_COMM_NULL)) {}
+    FileComm(FileComm &&o) noexcept
+        : comm_(std::exchange(o.comm_, MPI_COMM_NULL)), keep_(std::exchange(o.keep_, false)) {}
     FileComm &operator=(FileComm &&o) noexcept {
         if (this != &o) {
             release();
             comm_ = std::exchange(o.comm_, MPI_COMM_NULL);
+            keep_ = std::exchange(o.keep_, false);
         }
         return *this;
     }
@@ -44,9 +52,10 @@ public:
 
 private:
     friend FileComm file_comm_for(MPI_Comm parent);
-    explicit FileComm(MPI_Comm comm) : comm_(comm) {}
+    FileComm(MPI_Comm comm, bool keep) : comm_(comm), keep_(keep) {}
     void release() noexcept;
     MPI_Comm comm_ = MPI_COMM_NULL;
+    bool keep_ = false; // may enter the pool (no topology)
 };
 
 // Collective over `parent` when no communicator congruent to it is kept (MPI_Comm_dup), local

@@ -380,10 +380,10 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
 // An error of MPI_File_close itself is this rank's alone (the built-in driver's behaviour).
 void close_file(File *file) {
     std::unique_ptr<File> owner(file);
-    std::unique_ptr<FileState> state(file->state);
+    std::unique_ptr<FileState> state(file->state); // (its communicator returns to the pool on every path)
     const MPI_Comm comm = state->comm.get();
-    std::optional<Error> error; // this rank's, not agreed on yet
-    if (state->config.stats == StatsMode::Summary)
+    std::optional<Error> error = capture([&] { state->collective.settle(); }); // this rank's, not agreed yet
+    if (!error && state->config.stats == StatsMode::Summary)
         error = capture([&] { print_stats_summary(comm, state->rank, state->name, state->io.stats()); });
     std::optional<Error> view_error = state->io.close_own_handle(state->name);
     if (!error)

@@ -40,8 +40,9 @@
 //     H5I_object_verify and H5P_peek (no 'get' callback, so no collective MPI_Comm_dup), and its
 //     driver config string with H5P_peek_driver_config_str (all H5_DLL-exported; declared in the
 //     uninstalled H5Iprivate.h:91 and H5Pprivate.h:168-184; property names
-//     H5Fprivate.h:284-285), as the built-in driver's open reads them (H5FDmpio.c:828-839). When
-//     a symbol is missing the public getters answer instead (with their duplicates).
+//     H5Fprivate.h:284-285); the built-in driver's open reads the same properties with H5P_get,
+//     which duplicates (H5FDmpio.c:836-839). When a symbol is missing the public getters answer
+//     instead (with their duplicates).
 //
 // All functions are local (no communication). The context getters must be called on the
 // library's thread inside a driver callback: they read the calling thread's top context.

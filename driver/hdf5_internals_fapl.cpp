@@ -5,8 +5,8 @@
 // (a context id agreed among the ranks: two to three allreduces in Open MPI) and, with the API
 // entry around it, about 12,000 instructions per H5Fopen. The driver duplicates the communicator
 // itself only when it keeps no congruent one from an earlier file (comm_pool.hpp), so it reads the
-// stored values the way the built-in driver's open reads its FAPL (H5FDmpio.c:828-839), through
-// the private functions the library exports (H5_DLL).
+// stored values without a copy (the built-in driver's open copies them with H5P_get,
+// H5FDmpio.c:836-839), through the private functions the library exports (H5_DLL).
 #include "hdf5_internals.hpp"
 
 #include <dlfcn.h>

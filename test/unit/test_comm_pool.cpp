@@ -2,7 +2,7 @@
 // closed file was opened over reuses its communicator without MPI_Comm_dup; two files open at once
 // never share one; the pool keeps one per group; and ranks whose pools differ in other groups
 // still decide alike for the group they open over (a rank that duplicated while another reused
-// would leave this test at its timeout).
+// would leave this test at its timeout); communicators with a topology are never kept.
 #include "comm_pool.hpp"
 #include "test_support.hpp"
 
@@ -44,7 +44,7 @@ bool same_everywhere(int value) {
 TEST(CommPool, ClosedFilesCommunicatorIsReusedAndNeverShared) {
     mpiio::free_kept_file_comms();
     ASSERT_EQ(kept_file_comms(), 0);
-    MPI_Comm first_handle = MPI_COMM_NULL;
+    MPI_Comm kept_handle = MPI_COMM_NULL;
     {
         FileComm a = file_comm_for(MPI_COMM_WORLD); // duplicated: the pool is empty
         FileComm b = file_comm_for(MPI_COMM_WORLD); // duplicated: a is still out
@@ -54,16 +54,20 @@ TEST(CommPool, ClosedFilesCommunicatorIsReusedAndNeverShared) {
         EXPECT_TRUE(congruent_copy(b.get(), MPI_COMM_WORLD));
         EXPECT_EQ(sum_over(a.get(), 1), world_size());
         EXPECT_EQ(sum_over(b.get(), 1), world_size());
-        first_handle = a.get();
+        kept_handle = b.get();
         EXPECT_EQ(kept_file_comms(), 0);
     } // b returns first (kept), then a (freed: one per group)
     EXPECT_EQ(kept_file_comms(), 1);
     {
         FileComm c = file_comm_for(MPI_COMM_WORLD);
         EXPECT_EQ(kept_file_comms(), 0) << "the kept communicator was not reused";
+        EXPECT_EQ(c.get(), kept_handle) << "not the communicator of the file closed last";
         EXPECT_TRUE(congruent_copy(c.get(), MPI_COMM_WORLD));
         EXPECT_EQ(sum_over(c.get(), 2), 2 * world_size());
-        (void)first_handle;
+        MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+        ASSERT_EQ(MPI_Comm_get_errhandler(c.get(), &handler), MPI_SUCCESS);
+        EXPECT_EQ(handler, MPI_ERRORS_RETURN) << "a file's communicator must return errors";
+        MPI_Errhandler_free(&handler);
     }
     EXPECT_EQ(kept_file_comms(), 1);
     mpiio::free_kept_file_comms();
@@ -116,6 +120,28 @@ TEST(CommPool, RanksDecideAlikeWhatEverElseTheyKeep) {
     }
     MPI_Comm_free(&reversed);
     MPI_Comm_free(&half);
+    mpiio::free_kept_file_comms();
+}
+
+// A communicator with a topology is duplicated (with its topology) and never kept: a file over a
+// congruent plain communicator must not get it, nor it a plain one.
+TEST(CommPool, TopologyCommunicatorsAreNeverKept) {
+    mpiio::free_kept_file_comms();
+    int dims[1] = {world_size()}, periods[1] = {0};
+    MPI_Comm ring = MPI_COMM_NULL;
+    ASSERT_EQ(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring), MPI_SUCCESS);
+    { FileComm plain = file_comm_for(MPI_COMM_WORLD); }
+    ASSERT_EQ(kept_file_comms(), 1);
+    {
+        FileComm cart = file_comm_for(ring);
+        EXPECT_EQ(kept_file_comms(), 1) << "a topology communicator took the plain one";
+        int topology = MPI_UNDEFINED;
+        MPI_Topo_test(cart.get(), &topology);
+        EXPECT_EQ(topology, MPI_CART);
+        EXPECT_EQ(sum_over(cart.get(), 1), world_size());
+    }
+    EXPECT_EQ(kept_file_comms(), 1) << "a topology communicator was kept";
+    MPI_Comm_free(&ring);
     mpiio::free_kept_file_comms();
 }
 

@@ -125,6 +125,17 @@ void agree_before_delete(MPI_Comm comm, const MpiParams &params, const std::opti
     config.check(words[0], words[1]);
 }
 
+// Local. A copy of `hints` the file keeps (an empty info for MPI_INFO_NULL; MPI_INFO_NULL itself
+// only when MPI cannot make one, which every user of the file's hints accepts).
+Info kept_copy(MPI_Info hints) {
+    Info copy;
+    if (hints != MPI_INFO_NULL)
+        MPI_Info_dup(hints, copy.out());
+    else
+        MPI_Info_create(copy.out());
+    return copy;
+}
+
 // The hints MPI_File_open is given: the FAPL's own (borrowed, possibly MPI_INFO_NULL, as the
 // built-in driver passes them) or, when the config adds hint.<name> entries, a merged copy.
 struct RequestedHints {
@@ -139,24 +150,12 @@ RequestedHints hints_for_open(const MpiParams &params) {
     RequestedHints hints{params.info, Info()};
     if (!params.config || params.config->hints.empty())
         return hints;
-    if (params.info != MPI_INFO_NULL)
-        check_mpi(MPI_Info_dup(params.info, hints.merged.out()), "MPI_Info_dup");
-    else
-        check_mpi(MPI_Info_create(hints.merged.out()), "MPI_Info_create");
+    hints.merged = kept_copy(params.info);
+    if (!hints.merged)
+        throw Error(ErrorKind::Mpi, "cannot copy the FAPL's MPI info to add the config's hints");
     for (const auto &[key, value] : params.config->hints)
         check_mpi(MPI_Info_set(hints.merged.get(), key.c_str(), value.c_str()), "MPI_Info_set");
     return hints;
-}
-
-// Local. A copy of `hints` the file keeps (an empty info for MPI_INFO_NULL; MPI_INFO_NULL itself
-// only when MPI cannot make one, which every user of the file's hints accepts).
-Info kept_copy(MPI_Info hints) {
-    Info copy;
-    if (hints != MPI_INFO_NULL)
-        MPI_Info_dup(hints, copy.out());
-    else
-        MPI_Info_create(copy.out());
-    return copy;
 }
 
 // Local. The hints in effect: what the MPI-IO layer reports, plus every requested hint it does
@@ -383,8 +382,12 @@ void close_file(File *file) {
     std::unique_ptr<FileState> state(file->state); // (its communicator returns to the pool on every path)
     const MPI_Comm comm = state->comm.get();
     std::optional<Error> error = capture([&] { state->collective.settle(); }); // this rank's, not agreed yet
-    if (!error && state->config.stats == StatsMode::Summary)
-        error = capture([&] { print_stats_summary(comm, state->rank, state->name, state->io.stats()); });
+    if (state->config.stats == StatsMode::Summary) { // collective: every rank prints, whatever failed
+        std::optional<Error> stats_error =
+            capture([&] { print_stats_summary(comm, state->rank, state->name, state->io.stats()); });
+        if (!error)
+            error = std::move(stats_error);
+    }
     std::optional<Error> view_error = state->io.close_own_handle(state->name);
     if (!error)
         error = std::move(view_error);

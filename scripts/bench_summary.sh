@@ -95,7 +95,11 @@ echo
 for d in "${dirs[@]}"; do
   below=$(awk -F, 'NR > 1 && $5 == "mpio" && $NF == "below"' "$d/results.csv" | wc -l)
   total=$(awk -F, 'NR > 1 && $5 == "mpio"' "$d/results.csv" | wc -l)
-  echo "- $(describe "$d"). Measurably below: $below of $total verdicts."
+  h5perf=""
+  if [ -f "$d/h5perf-parity.csv" ]; then
+    h5perf=$(awk -F, 'NR > 1 { n++; if ($10 == "below") b++ } END { printf "; h5perf: %d of %d", b, n }' "$d/h5perf-parity.csv")
+  fi
+  echo "- $(describe "$d"). Measurably below: $below of $total verdicts$h5perf."
 done
 
 # ---- per-operation overhead ------------------------------------------------------------------
@@ -131,12 +135,29 @@ for d in "${dirs[@]}"; do [ -f "$d/h5perf.csv" ] && have_h5perf=1; done
 if ((have_h5perf)); then
   echo
   echo "**h5perf** (HDF5's own benchmark, PHDF5 API through mpio and, via the redirect shim, the"
-  echo "plugin), mpiio/mpio: the median (min-max) over alternating launch pairs of h5perf's average"
-  echo "rate (write / read, without open and close). Stacks whose HDF5 ships no parallel h5perf show -."
+  echo "plugin), mpiio/mpio: the median (min-max) over launch triplets (mpio, mpiio and mpio2, the A/A"
+  echo "control, in a rotating order) of h5perf's average rate (write / read, without open and close);"
+  echo "↑ / ↓ as in the matrix (the same test against mpio2/mpio, flagged rows confirmed by a rerun)."
+  echo "Stacks whose HDF5 ships no parallel h5perf show -."
   echo
   header configuration
   for d in "${dirs[@]}"; do
     [ -f "$d/h5perf.csv" ] || continue
+    if [ -f "$d/h5perf-parity.csv" ]; then
+      awk -F, -v col="$d" '
+        NR > 1 {
+          if (!($1 in seen)) { seen[$1] = 1; cf[++n] = $1 }
+          cell[$1, $2] = sprintf("%.2f (%.2f-%.2f)%s", $3, $4, $5, $10 == "above" ? "↑" : $10 == "below" ? "↓" : "")
+        }
+        END {
+          for (i = 1; i <= n; i++) {
+            w = cell[cf[i], "Write"]; r = cell[cf[i], "Read"]
+            printf "%s\t%s\t%s / %s\n", cf[i], col, w == "" ? "-" : w, r == "" ? "-" : r
+          }
+        }' "$d/h5perf-parity.csv"
+      continue
+    fi
+    # Published before the A/A control: mpio/mpiio launch pairs.
     awk -F, -v col="$d" "$SORTED_RANGE"'
       NR > 1 && $4 == "PHDF5" && ($5 == "Write" || $5 == "Read") {
         t[$1, $5, $2, $3] = $7; if (!($1 in seen)) { seen[$1] = 1; cf[++n] = $1 }; if ($3 > maxl) maxl = $3 }

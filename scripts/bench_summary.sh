@@ -95,11 +95,14 @@ echo
 for d in "${dirs[@]}"; do
   below=$(awk -F, 'NR > 1 && $5 == "mpio" && $NF == "below"' "$d/results.csv" | wc -l)
   total=$(awk -F, 'NR > 1 && $5 == "mpio"' "$d/results.csv" | wc -l)
-  h5perf=""
-  if [ -f "$d/h5perf-parity.csv" ]; then
-    h5perf=$(awk -F, 'NR > 1 { n++; if ($10 == "below") b++ } END { printf "; h5perf: %d of %d", b, n }' "$d/h5perf-parity.csv")
+  more="" # the overhead's and h5perf's verdicts, where published with their A/A control
+  if [ -f "$d/overhead-parity.csv" ]; then
+    more=$(awk -F, 'NR > 1 { n++; if ($10 == "below") b++ } END { printf "; overhead: %d of %d", b, n }' "$d/overhead-parity.csv")
   fi
-  echo "- $(describe "$d"). Measurably below: $below of $total verdicts$h5perf."
+  if [ -f "$d/h5perf-parity.csv" ]; then
+    more+=$(awk -F, 'NR > 1 { n++; if ($10 == "below") b++ } END { printf "; h5perf: %d of %d", b, n }' "$d/h5perf-parity.csv")
+  fi
+  echo "- $(describe "$d"). Measurably below: $below of $total verdicts$more."
 done
 
 # ---- per-operation overhead ------------------------------------------------------------------
@@ -108,11 +111,20 @@ for d in "${dirs[@]}"; do [ -f "$d/overhead.csv" ] && have_overhead=1; done
 if ((have_overhead)); then
   echo
   echo "**Per-operation overhead**, mpiio/mpio call rate: the median (min-max) of the per-repetition"
-  echo "ratios of microseconds per call, 8 bytes per rank per call (> 1: the plugin is faster)."
+  echo "ratios of microseconds per call, 8 bytes per rank per call (> 1: the plugin is faster); ↑ / ↓"
+  echo "as in the matrix (the same test against mpio2/mpio, the built-in driver again, flagged rows"
+  echo "confirmed by a rerun)."
   echo
   header operation
   for d in "${dirs[@]}"; do
     [ -f "$d/overhead.csv" ] || continue
+    if [ -f "$d/overhead-parity.csv" ]; then
+      awk -F, -v col="$d" 'NR > 1 {
+          printf "%s %s\t%s\t%.2f (%.2f-%.2f)%s\n", $1, $2, col, $3, $4, $5, $10 == "above" ? "↑" : $10 == "below" ? "↓" : ""
+        }' "$d/overhead-parity.csv"
+      continue
+    fi
+    # Published before the A/A control: mpiio/mpio only.
     awk -F, -v col="$d" "$SORTED_RANGE"'
       NR > 1 { t[$2 " " $3, $1, $4] = $5; if (!(($2 " " $3) in seen)) { seen[$2 " " $3] = 1; op[++n] = $2 " " $3 }; if ($4 > maxrep) maxrep = $4 }
       END {

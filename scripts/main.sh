@@ -396,7 +396,7 @@ publish_layer() {
     done
   fi
   if ((OVERHEAD)); then
-    for f in overhead.md overhead.csv; do
+    for f in overhead.md overhead.csv overhead-parity.csv; do
       rm -f "$dst/$f"
       [ -f "$src/overhead/$f" ] && cp "$src/overhead/$f" "$dst/"
     done

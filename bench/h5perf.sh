@@ -2,38 +2,50 @@
 # HDF5's own h5perf (PHDF5 and MPIIO APIs) through the built-in mpio driver and, with the
 # LD_PRELOAD redirect shim (tools/libh5mpiio_redirect.so: H5Pset_fapl_mpio selects the mpiio
 # plugin), through the plugin. Same h5perf binary, same arguments. Per configuration, --launches
-# launch pairs alternate (mpio then mpiio, then mpiio then mpio, ...), each launch with
-# --iterations h5perf iterations; the summary takes, per driver, the median over launches of
-# h5perf's average throughput, and mpiio/mpio as the median of the per-pair ratios with their
-# range. h5perf's "MPIO" API rows are its own raw MPI-IO baseline, measured in the same launches.
-# The headline is the two issue-10 targets: contiguous and chunked collective write.
+# launch triplets run mpio, mpiio and mpio2 (the built-in driver again: the A/A control) in a
+# rotating order (mpio mpiio mpio2, then mpiio mpio2 mpio, then mpio2 mpio mpiio, ...), each launch
+# with --iterations h5perf iterations. Per triplet the ratios mpiio/mpio and mpio2/mpio of h5perf's
+# average throughput; the summary gives their medians and ranges and each row's parity verdict:
+# the matrix's exact two-sided Mann-Whitney test of the mpiio/mpio ratios against the mpio2/mpio
+# ones (bench/h5bench_vfd_parity, alpha 0.05). A configuration with a flagged row is measured
+# again with --confirm-launches triplets, and the rerun's ratios and verdict are the ones reported
+# for the flagged rows, marked (rerun). h5perf's "MPIO" API rows are its own raw MPI-IO baseline,
+# measured in the same launches. The headline is the two issue-10 targets: contiguous and chunked
+# collective write.
 #
 #   bench/h5perf.sh --h5perf <hdf5>/bin/h5perf --shim build/tools/libh5mpiio_redirect.so \
-#                   --plugin-dir build/plugins [--mpi openmpi|mpich] [--ranks 4]
-#                   [--io ompio|romio321] [--dir /dev/shm] [--out DIR] [--launches 5]
-#                   [--iterations 3] [--size small|medium|large] [--configs a,b,...]
+#                   --plugin-dir build/plugins [--parity build/bench/h5bench_vfd_parity]
+#                   [--mpi openmpi|mpich] [--ranks 4] [--io ompio|romio321] [--dir /dev/shm]
+#                   [--out DIR] [--launches 5] [--confirm-launches 10] [--iterations 3]
+#                   [--size small|medium|large] [--configs a,b,...]
 #
 #   --mpi       openmpi (default: mpirun --oversubscribe --bind-to none [--mca io C]) or mpich
 #               (mpirun.mpich; --io does not apply)
+#   --parity    the parity tool (default: <plugin-dir>/../bench/h5bench_vfd_parity)
+#   --confirm-launches  triplets of the rerun of a configuration with a flagged row (default 2 x
+#               --launches; 0: no reruns, the first verdict stands)
 #   --configs   subset of contig-coll,chunked-coll,contig-ind,interleaved-coll,interleaved-ind
 #               (default all)
 #   --size      small: 8 MiB per process per dataset; medium (default): 32 MiB; large: 64 MiB.
 #               At 8 MiB a phase lasts 5-30 ms here and single launches spread 0.4-1.5x.
 #
-# Writes <out>/h5perf.csv (every number h5perf printed, per launch), <out>/h5perf.md (summary)
-# and <out>/h5perf-<config>-<driver>-<launch>.log. Before measuring a configuration it runs it
-# once through the plugin with h5perf's data verification (-D v) and the plugin's statistics on.
-# Exits non-zero if a run fails, if that verification fails, or if the plugin is not actually
-# used under the shim.
+# Writes <out>/h5perf.csv (every number h5perf printed, per launch; `measurement` 1 = first,
+# 2 = rerun), <out>/h5perf-parity.csv (per configuration and operation: the reported ratios, the
+# A/A control, p and verdict), <out>/h5perf.md (summary) and <out>/h5perf-<config>-<driver>-<launch>.log.
+# Before measuring a configuration it runs it once through the plugin with h5perf's data
+# verification (-D v) and the plugin's statistics on. Exits non-zero if a run fails, if that
+# verification fails, or if the plugin is not actually used under the shim.
 set -euo pipefail
 
-H5PERF="" SHIM="" PLUGIN_DIR="" MPI=openmpi RANKS=4 IO="" DIR=/dev/shm OUT=h5perf-results ITER=3 LAUNCHES=5
-SIZE=medium CONFIGS=""
+H5PERF="" SHIM="" PLUGIN_DIR="" PARITY="" MPI=openmpi RANKS=4 IO="" DIR=/dev/shm OUT=h5perf-results ITER=3
+LAUNCHES=5 CONFIRM="" SIZE=medium CONFIGS=""
 while (($#)); do
   case "$1" in
     --h5perf) H5PERF=$2; shift 2 ;;
     --shim) SHIM=$2; shift 2 ;;
     --plugin-dir) PLUGIN_DIR=$2; shift 2 ;;
+    --parity) PARITY=$2; shift 2 ;;
+    --confirm-launches) CONFIRM=$2; shift 2 ;;
     --mpi) MPI=$2; shift 2 ;;
     --ranks) RANKS=$2; shift 2 ;;
     --io) IO=$2; shift 2 ;;
@@ -55,6 +67,11 @@ done
 [ -f "$PLUGIN_DIR/libh5fd_mpiio.so" ] || { echo "h5perf.sh: no libh5fd_mpiio.so in $PLUGIN_DIR" >&2; exit 2; }
 case "$MPI" in openmpi|mpich) ;; *) echo "h5perf.sh: --mpi must be openmpi or mpich" >&2; exit 2 ;; esac
 SHIM=$(readlink -f "$SHIM"); PLUGIN_DIR=$(readlink -f "$PLUGIN_DIR")
+PARITY=${PARITY:-$PLUGIN_DIR/../bench/h5bench_vfd_parity}
+[ -x "$PARITY" ] || { echo "h5perf.sh: parity tool $PARITY not found (--parity; target h5bench_vfd_parity)" >&2; exit 2; }
+CONFIRM=${CONFIRM:-$((2 * LAUNCHES))}
+[[ "$LAUNCHES" =~ ^[1-9][0-9]*$ && "$CONFIRM" =~ ^[0-9]+$ ]] ||
+  { echo "h5perf.sh: --launches must be positive and --confirm-launches a count" >&2; exit 2; }
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
 
@@ -94,7 +111,7 @@ fi
 WORK="$DIR/h5perf.$$"
 mkdir -p "$WORK"
 trap 'rm -rf "$WORK"' EXIT
-LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg) STARTED=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 
 # run <driver> <log> <h5perf args...>
 run() {
@@ -120,22 +137,77 @@ run() {
   fi
 }
 
-# h5perf output -> CSV rows: config,driver,launch,api,operation,max,avg,min (MB/s as h5perf prints)
-parse() { # config driver launch log
-  awk -v cfg="$1" -v drv="$2" -v launch="$3" '
+# h5perf output -> CSV rows: config,driver,launch,api,operation,max,avg,min,measurement (MB/s as
+# h5perf prints them)
+parse() { # config driver launch measurement log
+  awk -v cfg="$1" -v drv="$2" -v launch="$3" -v m="$4" '
     /IO API = MPIO/ {api="MPIO"}
     /IO API = PHDF5/ {api="PHDF5"}
     /IO API = POSIX/ {api="POSIX"}
     /^ *(Write|Read|Write Open-Close|Read Open-Close) \(/ {op=$0; sub(/^ */,"",op); sub(/ \(.*/,"",op)}
     /Maximum Throughput/ {mx=$3}
     /Average Throughput/ {av=$3}
-    /Minimum Throughput/ {mn=$3; printf "%s,%s,%s,%s,%s,%s,%s,%s\n", cfg, drv, launch, api, op, mx, av, mn}
-  ' "$4"
+    /Minimum Throughput/ {mn=$3; printf "%s,%s,%s,%s,%s,%s,%s,%s,%s\n", cfg, drv, launch, api, op, mx, av, mn, m}
+  ' "$5"
+}
+
+# measure <config> <first launch> <triplets> <measurement> <h5perf args...>: launch triplets in the
+# rotating order (so that each driver runs first, second and third alike), rows to the CSV.
+ORDERS=("mpio mpiio mpio2" "mpiio mpio2 mpio" "mpio2 mpio mpiio")
+measure() {
+  local name=$1 first=$2 count=$3 m=$4 l d log
+  shift 4
+  for ((l = first; l < first + count; l++)); do
+    for d in ${ORDERS[$(((l - 1) % 3))]}; do
+      log="$OUT/h5perf-$name-$d-$l.log"
+      if run "$d" "$log" -A phdf5,mpiio -i "$ITER" "$@"; then
+        parse "$name" "$d" "$l" "$m" "$log" >>"$CSV"
+      else
+        fail=1
+      fi
+    done
+  done
+}
+
+# ratios <measurement> <config>: per PHDF5 Write and Read row of that measurement, the parity tool's
+# input line "config|operation<TAB>mpiio/mpio,...<TAB>mpio2/mpio,...", one ratio per triplet.
+ratios() {
+  awk -F, -v m="$1" -v only="$2" '
+    NR > 1 && $4 == "PHDF5" && ($5 == "Write" || $5 == "Read") && $9 == m && $1 == only {
+      k = $1 "|" $5
+      if (!(k in seen)) { seen[k] = 1; keys[++n] = k }
+      if (!((k, $3) in lseen)) { lseen[k, $3] = 1; ls[k, ++nl[k]] = $3 }
+      t[k, $2, $3] = $7
+    }
+    END {
+      for (i = 1; i <= n; i++) {
+        k = keys[i]; x = ""; y = ""
+        for (j = 1; j <= nl[k]; j++) {
+          l = ls[k, j]
+          if (t[k, "mpio", l] > 0 && t[k, "mpiio", l] > 0 && t[k, "mpio2", l] > 0) {
+            x = x (x == "" ? "" : ",") t[k, "mpiio", l] / t[k, "mpio", l]
+            y = y (y == "" ? "" : ",") t[k, "mpio2", l] / t[k, "mpio", l]
+          }
+        }
+        if (x != "") printf "%s\t%s\t%s\n", k, x, y
+      }
+    }' "$CSV"
+}
+
+# verdicts <measurement> <config>: "key<TAB>x<TAB>y<TAB>key<TAB>p<TAB>verdict" per row.
+verdicts() {
+  local r out
+  r=$(ratios "$1" "$2")
+  [ -n "$r" ] || return 0
+  out=$(printf '%s\n' "$r" | "$PARITY") || return 1
+  paste <(printf '%s\n' "$r") <(printf '%s\n' "$out")
 }
 
 fail=0
 CSV="$OUT/h5perf.csv"
-echo "config,driver,launch,api,operation,max_MBps,avg_MBps,min_MBps" >"$CSV"
+PARITY_CSV="$OUT/h5perf-parity.csv"
+echo "config,driver,launch,api,operation,max_MBps,avg_MBps,min_MBps,measurement" >"$CSV"
+echo "config,operation,ratio_median,ratio_min,ratio_max,aa_median,aa_min,aa_max,p,verdict,measurement,first_p,first_verdict" >"$PARITY_CSV"
 for c in "${selected[@]}"; do
   name=${c%%|*}; read -r -a args <<<"${c#*|}"
   # Correctness + "is the plugin really used" probe: one verified iteration with driver statistics.
@@ -154,28 +226,40 @@ for c in "${selected[@]}"; do
   else
     fail=1
   fi
-  # Measured launch pairs: mpio, mpiio, then mpiio, mpio, ... (ABBA).
-  echo "[h5perf] $name: $LAUNCHES launches per driver (h5perf -A phdf5,mpiio -i $ITER ${args[*]})" >&2
-  for ((l = 1; l <= LAUNCHES; l++)); do
-    if ((l % 2)); then order=(mpio mpiio); else order=(mpiio mpio); fi
-    for d in "${order[@]}"; do
-      log="$OUT/h5perf-$name-$d-$l.log"
-      if run "$d" "$log" -A phdf5,mpiio -i "$ITER" "${args[@]}"; then
-        parse "$name" "$d" "$l" "$log" >>"$CSV"
-      else
-        fail=1
-      fi
-    done
-  done
+  echo "[h5perf] $name: $LAUNCHES launch triplets (h5perf -A phdf5,mpiio -i $ITER ${args[*]})" >&2
+  measure "$name" 1 "$LAUNCHES" 1 "${args[@]}"
+  first=$(verdicts 1 "$name") || { echo "h5perf.sh: FAILED: parity test of $name" >&2; fail=1; first=""; }
+  again=""
+  if ((CONFIRM)) && awk -F'\t' '$6 != "~" { f = 1 } END { exit !f }' <<<"$first"; then
+    echo "[h5perf] $name: a row differs from its A/A control; $CONFIRM more triplets decide" >&2
+    measure "$name" $((LAUNCHES + 1)) "$CONFIRM" 2 "${args[@]}"
+    again=$(verdicts 2 "$name") || { echo "h5perf.sh: FAILED: parity test of $name (rerun)" >&2; fail=1; again=""; }
+  fi
+  # A flagged row reports its rerun (ratios and verdict); the others their first measurement.
+  awk -F'\t' -v again="$again" '
+    function spread(list,    v, n, i, j, t) {
+      n = split(list, v, ",")
+      for (i = 2; i <= n; i++) { t = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+      return sprintf("%.4f,%.4f,%.4f", (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[1], v[n])
+    }
+    BEGIN { n = split(again, lines, "\n"); for (i = 1; i <= n; i++) { split(lines[i], f, "\t"); rerun[f[1]] = lines[i] } }
+    NF >= 6 {
+      x = $2; y = $3; p = $5; v = $6; m = 1
+      if ($6 != "~" && ($1 in rerun)) { split(rerun[$1], f, "\t"); x = f[2]; y = f[3]; p = f[5]; v = f[6]; m = 2 }
+      split($1, key, "|")
+      printf "%s,%s,%s,%s,%s,%s,%d,%s,%s\n", key[1], key[2], spread(x), spread(y), p, v, m, $5, $6
+    }' <<<"$first" >>"$PARITY_CSV"
 done
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# Summary. Per (config, operation): median [min-max] over launches of each driver's PHDF5
-# average throughput; mpiio/mpio = median (min-max) of the per-launch-pair ratios; h5perf's own
-# MPI-IO API over the launches of both drivers. (mawk has no asort: insertion sort.)
+# Summary. Per (config, operation): median [min-max] over the first measurement's launches of each
+# driver's PHDF5 average throughput; mpiio/mpio and the A/A control's mpio2/mpio with the parity
+# verdict from h5perf-parity.csv (rows it has: PHDF5 Write and Read), else the median (min-max) of
+# the per-triplet ratios; h5perf's own MPI-IO API over every launch. (mawk has no asort: insertion
+# sort.)
 MD="$OUT/h5perf.md"
 awk -F, -v layer="$LAYER" -v ranks="$RANKS" -v io="$IOLABEL" -v launches="$LAUNCHES" -v iter="$ITER" \
-    -v dir="$DIR" -v load0="$LOAD_START" -v load1="$LOAD_END" -v per_process="$E" \
+    -v confirm="$CONFIRM" -v dir="$DIR" -v started="$STARTED" -v load0="$LOAD_START" -v load1="$LOAD_END" -v per_process="$E" \
     -v version="$("$H5PERF" -h 2>&1 | awk '/Version/{print $3; exit}')" '
   function sorted(key, v,    n, i, j, t) {
     n = cnt[key]
@@ -194,35 +278,46 @@ awk -F, -v layer="$LAYER" -v ranks="$RANKS" -v io="$IOLABEL" -v launches="$LAUNC
   function spread(key, fmt) {
     return cnt[key] ? sprintf(fmt " (" fmt "-" fmt ")", median(key), lo(key), hi(key)) : "-"
   }
-  NR > 1 {
+  FNR == 1 { file++; next }
+  file == 1 {
+    row = $1 SUBSEP $2
+    ratio[row] = sprintf("%.2f (%.2f-%.2f)", $3, $4, $5); aa[row] = sprintf("%.2f (%.2f-%.2f)", $6, $7, $8)
+    verdict[row] = $10 (($11 == 2) ? " (rerun)" : ""); p[row] = $9
+    tally[$10]++; if ($11 == 2) reruns++
+    next
+  }
+  {
     row = $1 SUBSEP $5
     if (!(row in seen)) { seen[row] = 1; order[++rows] = row }
-    if ($4 == "PHDF5") { add(row SUBSEP $2, $7); bw[row, $2, $3] = $7 }
+    if ($4 == "PHDF5" && $9 == 1) { add(row SUBSEP $2, $7); bw[row, $2, $3] = $7 }
     if ($4 == "MPIO") add(row SUBSEP "MPIO", $7)
   }
   END {
-    # Per launch pair l: mpiio / mpio of the same l.
+    # Per triplet l of the first measurement: mpiio / mpio of the same l (rows without a verdict).
     for (k = 1; k <= rows; k++)
       for (l = 1; l <= launches; l++)
         if ((order[k], "mpio", l) in bw && (order[k], "mpiio", l) in bw && bw[order[k], "mpio", l] > 0)
           add(order[k] SUBSEP "ratio", bw[order[k], "mpiio", l] / bw[order[k], "mpio", l])
-    printf "**%s**, h5perf (HDF5 %s), %d ranks, io %s, files in %s, %siB per process per dataset (-e %s): %d launch pairs alternating between the drivers (mpio first, then mpiio first, ...), h5perf -i %d in each. ", layer, version, ranks, io, dir, per_process, per_process, launches, iter
-    printf "Throughput: median (min-max) over launches of h5perf\x27s average, MB/s as h5perf prints it. **mpiio/mpio**: median (min-max) of the per-pair ratios (> 1: the plugin is faster). \"mpiio\" = the same h5perf binary with LD_PRELOAD=libh5mpiio_redirect.so MPIIO_REDIRECT=1; h5perf MPIO = h5perf\x27s raw MPI-IO API in the same launches. Load average %s at start, %s at end.\n\n", load0, load1
+    printf "**%s**, h5perf (HDF5 %s), %d ranks, io %s, files in %s, %siB per process per dataset (-e %s): %d launch triplets mpio, mpiio and mpio2 (the built-in driver again, the A/A control) in a rotating order, h5perf -i %d in each. ", layer, version, ranks, io, dir, per_process, per_process, launches, iter
+    printf "Throughput: median (min-max) over launches of h5perf\x27s average, MB/s as h5perf prints it. **mpiio/mpio** and **A/A** (mpio2/mpio): median (min-max) of the per-triplet ratios (> 1: faster than the built-in driver). **parity**: the exact two-sided Mann-Whitney test of the mpiio/mpio ratios against the mpio2/mpio ones (alpha 0.05): below / above = measurably slower / faster than the built-in driver against itself, ~ = not distinguishable; a configuration with a flagged row is measured again with %d triplets and the flagged row reports that rerun, marked (rerun). \"mpiio\" = the same h5perf binary with LD_PRELOAD=libh5mpiio_redirect.so MPIIO_REDIRECT=1; h5perf MPIO = h5perf\x27s raw MPI-IO API in the same launches. Measured %s; load average %s at start, %s at end.\n\n", confirm, started, load0, load1
     t1 = "contig-coll" SUBSEP "Write"; t2 = "chunked-coll" SUBSEP "Write"
     if ((t1 in seen) || (t2 in seen)) {
       printf "Targets (issue 10, >= 1.00): contiguous collective write **%s**; chunked collective write **%s**.\n\n",
-             spread(t1 SUBSEP "ratio", "%.2f"), spread(t2 SUBSEP "ratio", "%.2f")
+             (t1 in ratio) ? ratio[t1] : spread(t1 SUBSEP "ratio", "%.2f"), (t2 in ratio) ? ratio[t2] : spread(t2 SUBSEP "ratio", "%.2f")
     }
-    print "| config | operation | PHDF5 mpio | PHDF5 mpiio | **mpiio/mpio** | h5perf MPIO | mpiio/MPIO |"
-    print "|---|---|--:|--:|--:|--:|--:|"
+    print "| config | operation | PHDF5 mpio | PHDF5 mpiio | **mpiio/mpio** | A/A | parity (p) | h5perf MPIO | mpiio/MPIO |"
+    print "|---|---|--:|--:|--:|--:|---|--:|--:|"
     for (k = 1; k <= rows; k++) {
-      row = order[k]; split(row, p, SUBSEP)
+      row = order[k]; split(row, f, SUBSEP)
       b = median(row SUBSEP "mpiio"); m = median(row SUBSEP "MPIO")
-      printf "| %s | %s | %s | %s | **%s** | %.1f | %s |\n", p[1], p[2], spread(row SUBSEP "mpio", "%.0f"),
-             spread(row SUBSEP "mpiio", "%.0f"), spread(row SUBSEP "ratio", "%.2f"), m,
+      printf "| %s | %s | %s | %s | **%s** | %s | %s | %.1f | %s |\n", f[1], f[2], spread(row SUBSEP "mpio", "%.0f"),
+             spread(row SUBSEP "mpiio", "%.0f"), (row in ratio) ? ratio[row] : spread(row SUBSEP "ratio", "%.2f"),
+             (row in aa) ? aa[row] : "-", (row in verdict) ? sprintf("%s (%.3g)", verdict[row], p[row]) : "-", m,
              (m > 0 ? sprintf("%.2f", b / m) : "-")
     }
-  }' "$CSV" >"$MD"
+    printf "\nParity of the write and read rows: %d measurably below the A/A control, %d above, %d not distinguishable (%d decided by a rerun).\n",
+           tally["below"], tally["above"], tally["~"], reruns
+  }' "$PARITY_CSV" "$CSV" >"$MD"
 cat "$MD"
 if ((fail)); then
   echo "h5perf.sh: at least one h5perf run FAILED (see above)" >&2

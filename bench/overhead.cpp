@@ -1,14 +1,16 @@
 // h5bench_vfd_overhead: per-operation overhead of the drivers, measured in alternating
-// repetitions; prints a table and writes overhead.md / overhead.csv.
+// repetitions; prints a table and writes overhead.md / overhead.csv / overhead-parity.csv.
 //
 // Many tiny data calls on a contiguous dataset, through the built-in mpio driver, the mpiio
-// plugin, and a raw MPI_File_{write,read}_at(_all) loop for reference. Every call moves `bytes`
-// bytes per rank; rank r's piece of call i sits at element i * P + r, so the pieces of one call are
-// adjacent in the file. Then H5Fopen + H5Fclose pairs of a small file (raw: MPI_File_open + close).
+// plugin, a raw MPI_File_{write,read}_at(_all) loop for reference, and the built-in driver again
+// (mpio2, the A/A control). Every call moves `bytes` bytes per rank; rank r's piece of call i sits
+// at element i * P + r, so the pieces of one call are adjacent in the file. Then H5Fopen + H5Fclose
+// pairs of a small file (raw: MPI_File_open + close). Each row's mpiio/mpio ratios are tested
+// against mpio2/mpio (stats.hpp, the matrix's parity test); flagged rows are measured again.
 //
 //   mpirun -n 4 h5bench_vfd_overhead [--ops auto|N] [--bytes 8] [--reps 7] [--warmup 1]
-//                                    [--drivers mpio,mpiio,raw] [--dir /dev/shm] [--out DIR]
-//                                    [--plugin-config S] [--label TEXT]
+//                                    [--confirm-reps N] [--drivers mpio,mpiio,raw,mpio2]
+//                                    [--dir /dev/shm] [--out DIR] [--plugin-config S] [--label TEXT]
 #include "common.hpp"
 #include "stats.hpp"
 
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -224,7 +227,8 @@ OpLoopTimes run_raw_op_loop(const std::string &path, const OpLoopSpec &s) {
 struct OverheadOptions {
     OpLoopSpec spec{.ops = 0, .bytes = 8, .config = {}}; // ops 0: calibrate (--ops auto)
     int reps = 7, warmup = 1;
-    std::vector<Driver> drivers = {Driver::Mpio, Driver::Mpiio, Driver::Raw};
+    int confirm_reps = -1; // -1: 2 x reps
+    std::vector<Driver> drivers = {Driver::Mpio, Driver::Mpiio, Driver::Raw, Driver::Mpio2};
     std::string dir = "/dev/shm", out = "overhead-results", label;
 };
 
@@ -232,18 +236,22 @@ const char *kUsage =
     "usage: mpirun -n <ranks> h5bench_vfd_overhead [options]\n"
     "\n"
     "Per-operation overhead: --ops tiny H5Dwrite (then H5Dread) calls of --bytes bytes per rank on a\n"
-    "contiguous dataset, collective then independent, through the built-in mpio driver and the mpiio\n"
-    "plugin, and raw MPI_File_write_at_all / read_at_all (independent: write_at / read_at) loops for\n"
-    "reference; then 200 H5Fopen + H5Fclose pairs of a small file (raw: MPI_File_open + close).\n"
-    "Microseconds per call or pair (slowest rank), median and range over alternating repetitions.\n"
-    "Every value read back is checked.\n"
+    "contiguous dataset, collective then independent, through the built-in mpio driver, the mpiio\n"
+    "plugin and the built-in driver again (mpio2, the A/A control), and raw MPI_File_write_at_all /\n"
+    "read_at_all (independent: write_at / read_at) loops for reference; then 200 H5Fopen + H5Fclose\n"
+    "pairs of a small file (raw: MPI_File_open + close). Microseconds per call or pair (slowest rank),\n"
+    "median and range over alternating repetitions, and each row's parity test of mpiio/mpio against\n"
+    "mpio2/mpio. Every value read back is checked.\n"
     "\n"
     "  --ops N|auto      timed calls per loop (default auto: as many as take about 0.5 s through\n"
     "                    the first driver, 500-5000, measured once before the repetitions)\n"
     "  --bytes B         bytes per rank per call, a multiple of 8 (default 8)\n"
     "  --reps N          counted repetitions per driver (default 7)\n"
     "  --warmup N        discarded repetitions (default 1)\n"
-    "  --drivers LIST    subset of mpio,mpiio,raw (default all three)\n"
+    "  --confirm-reps N  repetitions of the rerun of the rows the parity test flags (default 2 x\n"
+    "                    --reps; 0: no reruns, the first verdict stands)\n"
+    "  --drivers LIST    subset of mpio,mpiio,raw,mpio2 (default all four; verdicts need mpio,\n"
+    "                    mpiio and mpio2)\n"
     "  --dir DIR         where the files go (default /dev/shm)\n"
     "  --out DIR         where overhead.md / overhead.csv go (default ./overhead-results)\n"
     "  --plugin-config S config string for the mpiio driver\n"
@@ -261,6 +269,7 @@ bool parse(int argc, char **argv, OverheadOptions &o, int &exit_code) {
                                       {"bytes", required_argument, nullptr, 'b'},
                                       {"reps", required_argument, nullptr, 'r'},
                                       {"warmup", required_argument, nullptr, 'w'},
+                                      {"confirm-reps", required_argument, nullptr, 'C'},
                                       {"drivers", required_argument, nullptr, 'd'},
                                       {"dir", required_argument, nullptr, 'D'},
                                       {"out", required_argument, nullptr, 'O'},
@@ -280,9 +289,10 @@ bool parse(int argc, char **argv, OverheadOptions &o, int &exit_code) {
             return fail("--reps needs an integer >= 1");
         else if (c == 'w' && !parse_int(optarg, o.warmup, 0))
             return fail("--warmup needs an integer >= 0");
-        else if (c == 'd' && (!parse_drivers(optarg, o.drivers) ||
-                              std::count(o.drivers.begin(), o.drivers.end(), Driver::Mpio2) > 0))
-            return fail(std::string("--drivers: not a list of mpio,mpiio,raw: ") + optarg);
+        else if (c == 'C' && !parse_int(optarg, o.confirm_reps, 0))
+            return fail("--confirm-reps needs an integer >= 0");
+        else if (c == 'd' && !parse_drivers(optarg, o.drivers))
+            return fail(std::string("--drivers: not a list of mpio,mpiio,raw,mpio2: ") + optarg);
         else if (c == 'D')
             o.dir = optarg;
         else if (c == 'O')
@@ -341,15 +351,16 @@ const char *const kRowCsv[kRows][2] = {{"collective", "write"},
 // row and driver.
 struct Samples {
     std::vector<double> us[kRows][kNumDrivers];
-    uint64_t wrong[kNumDrivers] = {0, 0, 0};
+    uint64_t wrong[kNumDrivers] = {};
+    bool rerun[kRows] = {}; // the row's samples come from the rerun of a flagged row
 };
 
-// Collective. Warm-up + counted rounds, the drivers' order rotating each round; every driver runs
-// its collective loops, then its independent ones, then its open + close cycles.
-Samples measure(const OverheadOptions &o, const std::string &work) {
+// Collective. Warm-up + `reps` counted rounds, the drivers' order rotating each round; every driver
+// runs its collective loops, then its independent ones, then its open + close cycles.
+Samples measure(const OverheadOptions &o, const std::string &work, int reps) {
     Samples s;
     const size_t nd = o.drivers.size();
-    for (int round = 0; round < o.warmup + o.reps; ++round) {
+    for (int round = 0; round < o.warmup + reps; ++round) {
         std::string line;
         for (size_t k = 0; k < nd; ++k) {
             const Driver d = o.drivers[(k + static_cast<size_t>(round)) % nd];
@@ -389,18 +400,46 @@ Samples measure(const OverheadOptions &o, const std::string &work) {
     return s;
 }
 
+int confirm_reps(const OverheadOptions &o) { return o.confirm_reps < 0 ? 2 * o.reps : o.confirm_reps; }
+
 std::string us_cell(const Spread &s) {
     return s.n ? fmt("%.1f", s.median) + " (" + fmt("%.1f", s.min) + "-" + fmt("%.1f", s.max) + ")" : "-";
 }
 
-// Per round mpio_us / mpiio_us: the plugin's call rate relative to the built-in driver's.
-Spread rate_ratio(const Samples &s, int row) {
-    const std::vector<double> &a = s.us[row][0], &b = s.us[row][1];
+// Per round mpio_us / other_us: `other`'s call rate relative to the built-in driver's (mpiio: the
+// plugin's; mpio2: the A/A control's).
+std::vector<double> rate_ratios(const Samples &s, int row, Driver other) {
+    const std::vector<double> &a = s.us[row][static_cast<size_t>(Driver::Mpio)];
+    const std::vector<double> &b = s.us[row][static_cast<size_t>(other)];
     std::vector<double> r;
     for (size_t i = 0; i < a.size() && i < b.size(); ++i)
-        if (b[i] > 0)
+        if (a[i] > 0 && b[i] > 0)
             r.push_back(a[i] / b[i]);
-    return spread(r);
+    return r;
+}
+
+// A row's parity verdict: the log call-rate ratios mpiio/mpio against mpio2/mpio (stats.hpp).
+// Without an A/A control: p = 1, "~" (rate_ratios is empty).
+Parity row_parity(const Samples &s, int row) {
+    std::vector<double> x = rate_ratios(s, row, Driver::Mpiio), y = rate_ratios(s, row, Driver::Mpio2);
+    for (double &v : x)
+        v = std::log(v);
+    for (double &v : y)
+        v = std::log(v);
+    return parity(x, y);
+}
+
+bool has_control(const Samples &s) { return !rate_ratios(s, kOpenCloseRow, Driver::Mpio2).empty(); }
+
+std::string ratio_cell(const Spread &q) {
+    return q.n ? ratio_str(q.median) + " (" + ratio_str(q.min) + "-" + ratio_str(q.max) + ")" : "-";
+}
+
+std::string verdict_cell(const Samples &s, int row) {
+    if (!has_control(s))
+        return "-";
+    const Parity v = row_parity(s, row);
+    return v.verdict + " (" + fmt("%.3g", v.p) + ")" + (s.rerun[row] ? " (rerun)" : "");
 }
 
 void write_markdown(FILE *f, const OverheadOptions &o, const RunInfo &info, const Samples &s) {
@@ -412,24 +451,44 @@ void write_markdown(FILE *f, const OverheadOptions &o, const RunInfo &info, cons
         "counted repetitions alternating between the drivers. Microseconds per call or pair (slowest "
         "rank): median (min-max). "
         "**mpiio/mpio**: the plugin's call rate over the built-in driver's, per repetition (> 1: the "
-        "plugin is faster). Load average %s at start, %s at end.%s%s\n\n",
+        "plugin is faster); **A/A**: the same for mpio2, the built-in driver again. **parity**: the exact "
+        "two-sided Mann-Whitney test of the mpiio/mpio ratios against the mpio2/mpio ones (alpha 0.05): "
+        "below / above = measurably slower / faster than the built-in driver against itself, ~ = not "
+        "distinguishable; a flagged row is measured again with %d repetitions and reports that rerun, "
+        "marked (rerun). Load average %s at start, %s at end.%s%s\n\n",
         layer_title(info).c_str(), short_library_name(info.mpi_library).c_str(), info.io_component.c_str(),
         info.hdf5_version.c_str(), info.ranks, sysconf(_SC_NPROCESSORS_ONLN), o.dir.c_str(), o.spec.ops,
-        o.spec.bytes, kOpenCloseCycles, o.warmup, o.reps, info.load_start.c_str(), info.load_end.c_str(),
-        o.label.empty() ? "" : " ", o.label.c_str());
-    std::fprintf(f,
-                 "| operation | mpio µs/call | mpiio µs/call | mpiio - mpio µs | **mpiio/mpio** | raw MPI-IO "
-                 "µs/call |\n|---|--:|--:|--:|--:|--:|\n");
+        o.spec.bytes, kOpenCloseCycles, o.warmup, o.reps, confirm_reps(o), info.load_start.c_str(),
+        info.load_end.c_str(), o.label.empty() ? "" : " ", o.label.c_str());
+    std::fprintf(f, "| operation | mpio µs/call | mpiio µs/call | mpiio - mpio µs | **mpiio/mpio** | A/A | "
+                    "parity (p) | raw MPI-IO µs/call |\n|---|--:|--:|--:|--:|--:|---|--:|\n");
+    int below = 0;
     for (int row = 0; row < kRows; ++row) {
         const Spread m = spread(s.us[row][0]), p = spread(s.us[row][1]), r = spread(s.us[row][2]);
-        const Spread q = rate_ratio(s, row);
-        std::fprintf(
-            f, "| %s | %s | %s | %s | %s | %s |\n", kRowNames[row], us_cell(m).c_str(), us_cell(p).c_str(),
-            m.n && p.n ? fmt("%+.1f", p.median - m.median).c_str() : "-",
-            q.n ? ("**" + ratio_str(q.median) + "** (" + ratio_str(q.min) + "-" + ratio_str(q.max) + ")")
-                      .c_str()
-                : "-",
-            us_cell(r).c_str());
+        const Spread q = spread(rate_ratios(s, row, Driver::Mpiio));
+        below += has_control(s) && row_parity(s, row).verdict == "below" ? 1 : 0;
+        std::fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", kRowNames[row], us_cell(m).c_str(),
+                     us_cell(p).c_str(), m.n && p.n ? fmt("%+.1f", p.median - m.median).c_str() : "-",
+                     q.n ? ("**" + ratio_cell(q) + "**").c_str() : "-",
+                     ratio_cell(spread(rate_ratios(s, row, Driver::Mpio2))).c_str(),
+                     verdict_cell(s, row).c_str(), us_cell(r).c_str());
+    }
+    if (has_control(s))
+        std::fprintf(f, "\nRows measurably below the A/A control: %d of %d.\n", below, kRows);
+}
+
+// One line per row: the reported ratios, the A/A control's, and the verdict (scripts/bench_summary.sh
+// marks the README's overhead table from it).
+void write_parity_csv(FILE *f, const Samples &s) {
+    std::fprintf(f,
+                 "mode,operation,ratio_median,ratio_min,ratio_max,aa_median,aa_min,aa_max,p,verdict,rerun\n");
+    for (int row = 0; row < kRows; ++row) {
+        const Spread q = spread(rate_ratios(s, row, Driver::Mpiio)),
+                     a = spread(rate_ratios(s, row, Driver::Mpio2));
+        const Parity v = row_parity(s, row);
+        std::fprintf(f, "%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4g,%s,%d\n", kRowCsv[row][0], kRowCsv[row][1],
+                     q.median, q.min, q.max, a.median, a.min, a.max, v.p, v.verdict.c_str(),
+                     s.rerun[row] ? 1 : 0);
     }
 }
 
@@ -461,6 +520,35 @@ void report(const OverheadOptions &o, const RunInfo &info, const Samples &s) {
     write_markdown(stdout, o, info, s);
     write_file(o.out, "overhead.md", [&](FILE *f) { write_markdown(f, o, info, s); });
     write_file(o.out, "overhead.csv", [&](FILE *f) { write_csv(f, s); });
+    if (has_control(s))
+        write_file(o.out, "overhead-parity.csv", [&](FILE *f) { write_parity_csv(f, s); });
+}
+
+// Collective. The rows whose first verdict differs from the A/A control are measured again
+// (every driver, --confirm-reps rounds) and report that rerun; the others keep their first
+// samples. Every rank decides alike: the times are maxima over ranks.
+Samples confirm_flagged(const OverheadOptions &o, const std::string &work, Samples first) {
+    if (!has_control(first) || confirm_reps(o) == 0)
+        return first;
+    std::vector<int> flagged;
+    for (int row = 0; row < kRows; ++row)
+        if (row_parity(first, row).verdict != "~")
+            flagged.push_back(row);
+    if (flagged.empty())
+        return first;
+    if (rank() == 0)
+        std::fprintf(stderr,
+                     "[overhead] %zu row(s) differ from the A/A control: %d more repetitions decide\n",
+                     flagged.size(), confirm_reps(o));
+    const Samples again = measure(o, work, confirm_reps(o));
+    for (int row : flagged) {
+        for (int d = 0; d < kNumDrivers; ++d)
+            first.us[row][d] = again.us[row][d];
+        first.rerun[row] = true;
+    }
+    for (int d = 0; d < kNumDrivers; ++d)
+        first.wrong[d] += again.wrong[d];
+    return first;
 }
 
 } // namespace
@@ -486,7 +574,7 @@ int main(int argc, char **argv) {
             stderr,
             "h5bench_vfd_overhead: %d calls x %d bytes per rank, %d warm-up + %d reps, io=%s, files in %s\n",
             o.spec.ops, o.spec.bytes, o.warmup, o.reps, info.io_component.c_str(), work.c_str());
-    const Samples s = measure(o, work);
+    const Samples s = confirm_flagged(o, work, measure(o, work, o.reps));
     if (rank() == 0)
         rmdir(work.c_str());
     info.load_end = loadavg();

@@ -95,7 +95,14 @@ echo
 for d in "${dirs[@]}"; do
   below=$(awk -F, 'NR > 1 && $5 == "mpio" && $NF == "below"' "$d/results.csv" | wc -l)
   total=$(awk -F, 'NR > 1 && $5 == "mpio"' "$d/results.csv" | wc -l)
-  echo "- $(describe "$d"). Measurably below: $below of $total verdicts."
+  more="" # the overhead's and h5perf's verdicts, where published with their A/A control
+  if [ -f "$d/overhead-parity.csv" ]; then
+    more=$(awk -F, 'NR > 1 { n++; if ($10 == "below") b++ } END { printf "; overhead: %d of %d", b, n }' "$d/overhead-parity.csv")
+  fi
+  if [ -f "$d/h5perf-parity.csv" ]; then
+    more+=$(awk -F, 'NR > 1 { n++; if ($10 == "below") b++ } END { printf "; h5perf: %d of %d", b, n }' "$d/h5perf-parity.csv")
+  fi
+  echo "- $(describe "$d"). Measurably below: $below of $total verdicts$more."
 done
 
 # ---- per-operation overhead ------------------------------------------------------------------
@@ -104,11 +111,20 @@ for d in "${dirs[@]}"; do [ -f "$d/overhead.csv" ] && have_overhead=1; done
 if ((have_overhead)); then
   echo
   echo "**Per-operation overhead**, mpiio/mpio call rate: the median (min-max) of the per-repetition"
-  echo "ratios of microseconds per call, 8 bytes per rank per call (> 1: the plugin is faster)."
+  echo "ratios of microseconds per call, 8 bytes per rank per call (> 1: the plugin is faster); ↑ / ↓"
+  echo "as in the matrix (the same test against mpio2/mpio, the built-in driver again, flagged rows"
+  echo "confirmed by a rerun)."
   echo
   header operation
   for d in "${dirs[@]}"; do
     [ -f "$d/overhead.csv" ] || continue
+    if [ -f "$d/overhead-parity.csv" ]; then
+      awk -F, -v col="$d" 'NR > 1 {
+          printf "%s %s\t%s\t%.2f (%.2f-%.2f)%s\n", $1, $2, col, $3, $4, $5, $10 == "above" ? "↑" : $10 == "below" ? "↓" : ""
+        }' "$d/overhead-parity.csv"
+      continue
+    fi
+    # Published before the A/A control: mpiio/mpio only.
     awk -F, -v col="$d" "$SORTED_RANGE"'
       NR > 1 { t[$2 " " $3, $1, $4] = $5; if (!(($2 " " $3) in seen)) { seen[$2 " " $3] = 1; op[++n] = $2 " " $3 }; if ($4 > maxrep) maxrep = $4 }
       END {
@@ -131,12 +147,29 @@ for d in "${dirs[@]}"; do [ -f "$d/h5perf.csv" ] && have_h5perf=1; done
 if ((have_h5perf)); then
   echo
   echo "**h5perf** (HDF5's own benchmark, PHDF5 API through mpio and, via the redirect shim, the"
-  echo "plugin), mpiio/mpio: the median (min-max) over alternating launch pairs of h5perf's average"
-  echo "rate (write / read, without open and close). Stacks whose HDF5 ships no parallel h5perf show -."
+  echo "plugin), mpiio/mpio: the median (min-max) over launch triplets (mpio, mpiio and mpio2, the A/A"
+  echo "control, in a rotating order) of h5perf's average rate (write / read, without open and close);"
+  echo "↑ / ↓ as in the matrix (the same test against mpio2/mpio, flagged rows confirmed by a rerun)."
+  echo "Stacks whose HDF5 ships no parallel h5perf show -."
   echo
   header configuration
   for d in "${dirs[@]}"; do
     [ -f "$d/h5perf.csv" ] || continue
+    if [ -f "$d/h5perf-parity.csv" ]; then
+      awk -F, -v col="$d" '
+        NR > 1 {
+          if (!($1 in seen)) { seen[$1] = 1; cf[++n] = $1 }
+          cell[$1, $2] = sprintf("%.2f (%.2f-%.2f)%s", $3, $4, $5, $10 == "above" ? "↑" : $10 == "below" ? "↓" : "")
+        }
+        END {
+          for (i = 1; i <= n; i++) {
+            w = cell[cf[i], "Write"]; r = cell[cf[i], "Read"]
+            printf "%s\t%s\t%s / %s\n", cf[i], col, w == "" ? "-" : w, r == "" ? "-" : r
+          }
+        }' "$d/h5perf-parity.csv"
+      continue
+    fi
+    # Published before the A/A control: mpio/mpiio launch pairs.
     awk -F, -v col="$d" "$SORTED_RANGE"'
       NR > 1 && $4 == "PHDF5" && ($5 == "Write" || $5 == "Read") {
         t[$1, $5, $2, $3] = $7; if (!($1 in seen)) { seen[$1] = 1; cf[++n] = $1 }; if ($3 > maxl) maxl = $3 }

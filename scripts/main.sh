@@ -72,7 +72,7 @@
 #   --no-h5perf       skip h5perf
 #   --h5perf-only     only h5perf (= --no-matrix --no-overhead)
 #   --h5perf-configs LIST  h5perf configurations (bench/h5perf.sh --configs; default all)
-#   --h5perf-launches N    launch pairs per h5perf configuration (default 5)
+#   --h5perf-launches N    launch triplets per h5perf configuration (default 5)
 #   --publish         publish a passing run to docs/bench/ and the README's marked tables
 #   --no-publish      accepted for compatibility: not publishing is the default
 #   --no-setup        skip scripts/setup.sh for Open MPI (needs HDF5_ROOT)
@@ -192,7 +192,7 @@ build_openmpi() {
   else
     cmake -S "$ROOT" -B "$OMPI_BUILD" -G Ninja -DHDF5_ROOT="$OMPI_PREFIX" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   fi
-  local targets=(h5fd_mpiio h5bench_vfd h5bench_vfd_overhead) all
+  local targets=(h5fd_mpiio h5bench_vfd h5bench_vfd_overhead h5bench_vfd_parity) all
   # (no "cmake ... | grep -q": with pipefail, grep's early exit would fail the pipeline)
   all=$(cmake --build "$OMPI_BUILD" --target help 2>/dev/null || true)
   [[ "$all" == *h5mpiio_redirect* ]] && targets+=(h5mpiio_redirect)
@@ -219,7 +219,7 @@ build_mpich() {
   elif [ -f "$ROOT/build-mpich-1.14.5/CMakeCache.txt" ]; then
     log "scripts/build.sh has no --mpi option yet; using the existing $ROOT/build-mpich-1.14.5"
     MPICH_BUILD="$ROOT/build-mpich-1.14.5"
-    local targets=(h5fd_mpiio h5bench_vfd h5bench_vfd_overhead) all
+    local targets=(h5fd_mpiio h5bench_vfd h5bench_vfd_overhead h5bench_vfd_parity) all
     all=$(cmake --build "$MPICH_BUILD" --target help 2>/dev/null || true)
     [[ "$all" == *h5mpiio_redirect* ]] && targets+=(h5mpiio_redirect)
     cmake --build "$MPICH_BUILD" --target "${targets[@]}" >&2 || return 1
@@ -308,6 +308,7 @@ run_layer() {
     local shim="$build/tools/libh5mpiio_redirect.so"
     if [ -f "$shim" ] && [ -x "$prefix/bin/h5perf" ]; then
       local args=(--h5perf "$prefix/bin/h5perf" --shim "$shim" --plugin-dir "$build/plugins"
+                  --parity "$build/bench/h5bench_vfd_parity"
                   --ranks "$([ "$layer" = mpich ] && echo "$MPICH_RANKS" || echo "$RANKS")"
                   --dir "$DIR" --out "$dir/h5perf" --launches "$H5PERF_LAUNCHES"
                   --size "$SIZE")
@@ -382,18 +383,30 @@ publish_index() {
   rm -rf "$tmp"
 }
 
-# publish_layer <layer>: replaces the layer's published directory with this run's files (no file
-# of an older run stays next to them).
+# publish_layer <layer>: replaces the layer's published files of each part this run measured
+# (matrix, overhead, h5perf), so that no file of an older run of that part stays next to them; a
+# part it did not measure (--h5perf-only, --no-overhead, ...) keeps its published files.
 publish_layer() {
-  local src="$OUT/$1" dst="$PUBLISH_DIR/$1"
-  rm -rf "$dst"
+  local src="$OUT/$1" dst="$PUBLISH_DIR/$1" f
   mkdir -p "$dst"
-  local f
-  for f in table.md table.txt results.csv results.json runs.csv chart.svg; do
-    [ -f "$src/$f" ] && cp "$src/$f" "$dst/"
-  done
-  for f in overhead.md overhead.csv; do [ -f "$src/overhead/$f" ] && cp "$src/overhead/$f" "$dst/"; done
-  for f in h5perf.md h5perf.csv; do [ -f "$src/h5perf/$f" ] && cp "$src/h5perf/$f" "$dst/"; done
+  if ((MATRIX)); then
+    for f in table.md table.txt results.csv results.json runs.csv chart.svg; do
+      rm -f "$dst/$f"
+      [ -f "$src/$f" ] && cp "$src/$f" "$dst/"
+    done
+  fi
+  if ((OVERHEAD)); then
+    for f in overhead.md overhead.csv overhead-parity.csv; do
+      rm -f "$dst/$f"
+      [ -f "$src/overhead/$f" ] && cp "$src/overhead/$f" "$dst/"
+    done
+  fi
+  if ((H5PERF)); then
+    for f in h5perf.md h5perf.csv h5perf-parity.csv; do
+      rm -f "$dst/$f"
+      [ -f "$src/h5perf/$f" ] && cp "$src/h5perf/$f" "$dst/"
+    done
+  fi
   log "published $1 to ${dst#"$ROOT"/}/"
 }
 

@@ -240,7 +240,7 @@ for c in "${selected[@]}"; do
     function spread(list,    v, n, i, j, t) {
       n = split(list, v, ",")
       for (i = 2; i <= n; i++) { t = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
-      return sprintf("%.4f,%.4f,%.4f", (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[1], v[n])
+      return sprintf("%.6f,%.6f,%.6f", (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[1], v[n])
     }
     BEGIN { n = split(again, lines, "\n"); for (i = 1; i <= n; i++) { split(lines[i], f, "\t"); rerun[f[1]] = lines[i] } }
     NF >= 6 {

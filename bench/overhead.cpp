@@ -486,7 +486,7 @@ void write_parity_csv(FILE *f, const Samples &s) {
         const Spread q = spread(rate_ratios(s, row, Driver::Mpiio)),
                      a = spread(rate_ratios(s, row, Driver::Mpio2));
         const Parity v = row_parity(s, row);
-        std::fprintf(f, "%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4g,%s,%d\n", kRowCsv[row][0], kRowCsv[row][1],
+        std::fprintf(f, "%s,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4g,%s,%d\n", kRowCsv[row][0], kRowCsv[row][1],
                      q.median, q.min, q.max, a.median, a.min, a.max, v.p, v.verdict.c_str(),
                      s.rerun[row] ? 1 : 0);
     }

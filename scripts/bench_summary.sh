@@ -118,14 +118,12 @@ if ((have_overhead)); then
   header operation
   for d in "${dirs[@]}"; do
     [ -f "$d/overhead.csv" ] || continue
-    if [ -f "$d/overhead-parity.csv" ]; then
-      awk -F, -v col="$d" 'NR > 1 {
-          printf "%s %s\t%s\t%.2f (%.2f-%.2f)%s\n", $1, $2, col, $3, $4, $5, $10 == "above" ? "↑" : $10 == "below" ? "↓" : ""
-        }' "$d/overhead-parity.csv"
-      continue
-    fi
-    # Published before the A/A control: mpiio/mpio only.
-    awk -F, -v col="$d" "$SORTED_RANGE"'
+    # The ratios from every repetition (overhead.csv: a flagged row's are its rerun's), the mark
+    # from the parity verdict where the layer was published with its A/A control.
+    marks=""
+    [ -f "$d/overhead-parity.csv" ] && marks="$d/overhead-parity.csv"
+    awk -F, -v col="$d" -v marks="$marks" "$SORTED_RANGE"'
+      BEGIN { if (marks != "") while ((getline line < marks) > 0) { split(line, f, ","); mark[f[1] " " f[2]] = f[10] == "above" ? "↑" : f[10] == "below" ? "↓" : "" } }
       NR > 1 { t[$2 " " $3, $1, $4] = $5; if (!(($2 " " $3) in seen)) { seen[$2 " " $3] = 1; op[++n] = $2 " " $3 }; if ($4 > maxrep) maxrep = $4 }
       END {
         for (i = 1; i <= n; i++) {
@@ -133,7 +131,7 @@ if ((have_overhead)); then
           for (r = 0; r <= maxrep; r++)
             if ((op[i], "mpio", r) in t && (op[i], "mpiio", r) in t && t[op[i], "mpiio", r] > 0)
               v[++k] = t[op[i], "mpio", r] / t[op[i], "mpiio", r]
-          if (k) printf "%s\t%s\t%s\n", op[i], col, sorted_range(v, k)
+          if (k) printf "%s\t%s\t%s%s\n", op[i], col, sorted_range(v, k), mark[op[i]]
         }
       }' "$d/overhead.csv"
   done | pivot 'name["collective write"] = "collective H5Dwrite"; name["collective read"] = "collective H5Dread"

@@ -69,9 +69,9 @@ case "$MPI" in openmpi|mpich) ;; *) echo "h5perf.sh: --mpi must be openmpi or mp
 SHIM=$(readlink -f "$SHIM"); PLUGIN_DIR=$(readlink -f "$PLUGIN_DIR")
 PARITY=${PARITY:-$PLUGIN_DIR/../bench/h5bench_vfd_parity}
 [ -x "$PARITY" ] || { echo "h5perf.sh: parity tool $PARITY not found (--parity; target h5bench_vfd_parity)" >&2; exit 2; }
-CONFIRM=${CONFIRM:-$((2 * LAUNCHES))}
-[[ "$LAUNCHES" =~ ^[1-9][0-9]*$ && "$CONFIRM" =~ ^[0-9]+$ ]] ||
+[[ "$LAUNCHES" =~ ^[1-9][0-9]*$ && "$CONFIRM" =~ ^[0-9]*$ ]] ||
   { echo "h5perf.sh: --launches must be positive and --confirm-launches a count" >&2; exit 2; }
+CONFIRM=${CONFIRM:-$((2 * LAUNCHES))}
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
 
@@ -230,7 +230,7 @@ for c in "${selected[@]}"; do
   measure "$name" 1 "$LAUNCHES" 1 "${args[@]}"
   first=$(verdicts 1 "$name") || { echo "h5perf.sh: FAILED: parity test of $name" >&2; fail=1; first=""; }
   again=""
-  if ((CONFIRM)) && awk -F'\t' '$6 != "~" { f = 1 } END { exit !f }' <<<"$first"; then
+  if ((CONFIRM)) && awk -F'\t' 'NF >= 6 && $6 != "~" { f = 1 } END { exit !f }' <<<"$first"; then
     echo "[h5perf] $name: a row differs from its A/A control; $CONFIRM more triplets decide" >&2
     measure "$name" $((LAUNCHES + 1)) "$CONFIRM" 2 "${args[@]}"
     again=$(verdicts 2 "$name") || { echo "h5perf.sh: FAILED: parity test of $name (rerun)" >&2; fail=1; again=""; }
@@ -299,7 +299,7 @@ awk -F, -v layer="$LAYER" -v ranks="$RANKS" -v io="$IOLABEL" -v launches="$LAUNC
         if ((order[k], "mpio", l) in bw && (order[k], "mpiio", l) in bw && bw[order[k], "mpio", l] > 0)
           add(order[k] SUBSEP "ratio", bw[order[k], "mpiio", l] / bw[order[k], "mpio", l])
     printf "**%s**, h5perf (HDF5 %s), %d ranks, io %s, files in %s, %siB per process per dataset (-e %s): %d launch triplets mpio, mpiio and mpio2 (the built-in driver again, the A/A control) in a rotating order, h5perf -i %d in each. ", layer, version, ranks, io, dir, per_process, per_process, launches, iter
-    printf "Throughput: median (min-max) over launches of h5perf\x27s average, MB/s as h5perf prints it. **mpiio/mpio** and **A/A** (mpio2/mpio): median (min-max) of the per-triplet ratios (> 1: faster than the built-in driver). **parity**: the exact two-sided Mann-Whitney test of the mpiio/mpio ratios against the mpio2/mpio ones (alpha 0.05): below / above = measurably slower / faster than the built-in driver against itself, ~ = not distinguishable; a configuration with a flagged row is measured again with %d triplets and the flagged row reports that rerun, marked (rerun). \"mpiio\" = the same h5perf binary with LD_PRELOAD=libh5mpiio_redirect.so MPIIO_REDIRECT=1; h5perf MPIO = h5perf\x27s raw MPI-IO API in the same launches. Measured %s; load average %s at start, %s at end.\n\n", confirm, started, load0, load1
+    printf "Throughput: median (min-max) over launches of h5perf\x27s average, MB/s as h5perf prints it. **mpiio/mpio** and **A/A** (mpio2/mpio): median (min-max) of the per-triplet ratios (> 1: faster than the built-in driver). **parity**: the exact two-sided Mann-Whitney test of the mpiio/mpio ratios against the mpio2/mpio ones (alpha 0.05): below / above = measurably slower / faster than the built-in driver against itself, ~ = not distinguishable; %s. \"mpiio\" = the same h5perf binary with LD_PRELOAD=libh5mpiio_redirect.so MPIIO_REDIRECT=1; h5perf MPIO = h5perf\x27s raw MPI-IO API in the same launches. Measured %s; load average %s at start, %s at end.\n\n", (confirm > 0 ? "a configuration with a flagged row is measured again with " confirm " triplets and the flagged row reports that rerun, marked (rerun)" : "no reruns: a first verdict stands"), started, load0, load1
     t1 = "contig-coll" SUBSEP "Write"; t2 = "chunked-coll" SUBSEP "Write"
     if ((t1 in seen) || (t2 in seen)) {
       printf "Targets (issue 10, >= 1.00): contiguous collective write **%s**; chunked collective write **%s**.\n\n",

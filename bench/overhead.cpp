@@ -402,6 +402,12 @@ Samples measure(const OverheadOptions &o, const std::string &work, int reps) {
 
 int confirm_reps(const OverheadOptions &o) { return o.confirm_reps < 0 ? 2 * o.reps : o.confirm_reps; }
 
+std::string rerun_note(const OverheadOptions &o) {
+    return confirm_reps(o) > 0 ? "a flagged row is measured again with " + std::to_string(confirm_reps(o)) +
+                                     " repetitions and reports that rerun, marked (rerun)"
+                               : "no reruns: a first verdict stands";
+}
+
 std::string us_cell(const Spread &s) {
     return s.n ? fmt("%.1f", s.median) + " (" + fmt("%.1f", s.min) + "-" + fmt("%.1f", s.max) + ")" : "-";
 }
@@ -454,12 +460,11 @@ void write_markdown(FILE *f, const OverheadOptions &o, const RunInfo &info, cons
         "plugin is faster); **A/A**: the same for mpio2, the built-in driver again. **parity**: the exact "
         "two-sided Mann-Whitney test of the mpiio/mpio ratios against the mpio2/mpio ones (alpha 0.05): "
         "below / above = measurably slower / faster than the built-in driver against itself, ~ = not "
-        "distinguishable; a flagged row is measured again with %d repetitions and reports that rerun, "
-        "marked (rerun). Load average %s at start, %s at end.%s%s\n\n",
+        "distinguishable; %s. Measured %s; load average %s at start, %s at end.%s%s\n\n",
         layer_title(info).c_str(), short_library_name(info.mpi_library).c_str(), info.io_component.c_str(),
         info.hdf5_version.c_str(), info.ranks, sysconf(_SC_NPROCESSORS_ONLN), o.dir.c_str(), o.spec.ops,
-        o.spec.bytes, kOpenCloseCycles, o.warmup, o.reps, confirm_reps(o), info.load_start.c_str(),
-        info.load_end.c_str(), o.label.empty() ? "" : " ", o.label.c_str());
+        o.spec.bytes, kOpenCloseCycles, o.warmup, o.reps, rerun_note(o).c_str(), info.started.c_str(),
+        info.load_start.c_str(), info.load_end.c_str(), o.label.empty() ? "" : " ", o.label.c_str());
     std::fprintf(f, "| operation | mpio µs/call | mpiio µs/call | mpiio - mpio µs | **mpiio/mpio** | A/A | "
                     "parity (p) | raw MPI-IO µs/call |\n|---|--:|--:|--:|--:|--:|---|--:|\n");
     int below = 0;
@@ -522,6 +527,8 @@ void report(const OverheadOptions &o, const RunInfo &info, const Samples &s) {
     write_file(o.out, "overhead.csv", [&](FILE *f) { write_csv(f, s); });
     if (has_control(s))
         write_file(o.out, "overhead-parity.csv", [&](FILE *f) { write_parity_csv(f, s); });
+    else // no verdicts: none of an earlier run into this directory may stand beside these numbers
+        std::remove((o.out + "/overhead-parity.csv").c_str());
 }
 
 // Collective. The rows whose first verdict differs from the A/A control are measured again

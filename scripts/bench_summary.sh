@@ -34,11 +34,17 @@ title() {
   esac
 }
 describe() {
-  local json=$1/results.json
-  printf '%s: %s, io %s, HDF5 %s; measured %s, load average %s at start (`docs/bench/%s/`)' \
+  local json=$1/results.json part when later=""
+  # The overhead and h5perf carry their own start time when published apart from the matrix.
+  for part in overhead h5perf; do
+    [ -f "$1/$part.md" ] || continue
+    when=$(sed -n 's/.*Measured \([0-9-]* [0-9:]* [A-Z]*\);.*/\1/p' "$1/$part.md" | head -n 1)
+    [ -n "$when" ] && [ "$when" != "$(json_field "$json" started)" ] && later+="; $part measured $when"
+  done
+  printf '%s: %s, io %s, HDF5 %s; measured %s, load average %s at start%s (`docs/bench/%s/`)' \
     "$(title "$1")" "$(json_field "$json" mpi_library | cut -d, -f1)" \
     "$(json_field "$json" io_component)" "$(json_field "$json" hdf5)" "$(json_field "$json" started)" \
-    "$(json_field "$json" loadavg_start)" "$1"
+    "$(json_field "$json" loadavg_start)" "$later" "$1"
 }
 
 # sorted_range: awk function giving "median (min-max)" of v[1..k] (insertion sort: mawk has none).

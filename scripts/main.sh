@@ -15,9 +15,12 @@
 #   2. bench/h5bench_vfd_overhead: microseconds per tiny H5Dwrite/H5Dread call (8 bytes per
 #      rank), collective and independent, and per H5Fopen + H5Fclose pair;
 #   3. bench/h5perf.sh: HDF5's h5perf through mpio and, via the redirect shim, through mpiio.
+# The overhead and h5perf also run the built-in driver twice (the A/A control) and give each row the
+# matrix's parity verdict.
 # Every output stays in build/bench-results/<time>/<layer>/: a run changes nothing else in the
 # checkout (`git status` stays clean) unless --publish is given. With --publish, each layer that
-# passes all checks is copied to docs/bench/<layer>/, and the index in docs/bench/README.md and
+# passes all checks is copied to docs/bench/<layer>/ (only the parts this run measured: a
+# --no-matrix or --h5perf-only run keeps the layer's published matrix), and the index in docs/bench/README.md and
 # the tables the README embeds between its <!-- bench:<layer>/<file> --> markers are refreshed
 # (a missing marker is reported and skipped).
 #
@@ -389,19 +392,20 @@ publish_index() {
 publish_layer() {
   local src="$OUT/$1" dst="$PUBLISH_DIR/$1" f
   mkdir -p "$dst"
-  if ((MATRIX)); then
+  # (a part counts as measured when its main file exists: h5perf is skipped where the stack has none)
+  if ((MATRIX)) && [ -f "$src/results.csv" ]; then
     for f in table.md table.txt results.csv results.json runs.csv chart.svg; do
       rm -f "$dst/$f"
       [ -f "$src/$f" ] && cp "$src/$f" "$dst/"
     done
   fi
-  if ((OVERHEAD)); then
+  if ((OVERHEAD)) && [ -f "$src/overhead/overhead.csv" ]; then
     for f in overhead.md overhead.csv overhead-parity.csv; do
       rm -f "$dst/$f"
       [ -f "$src/overhead/$f" ] && cp "$src/overhead/$f" "$dst/"
     done
   fi
-  if ((H5PERF)); then
+  if ((H5PERF)) && [ -f "$src/h5perf/h5perf.csv" ]; then
     for f in h5perf.md h5perf.csv h5perf-parity.csv; do
       rm -f "$dst/$f"
       [ -f "$src/h5perf/$f" ] && cp "$src/h5perf/$f" "$dst/"

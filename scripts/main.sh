@@ -35,10 +35,9 @@
 # one, ROMIO; MPICH: ROMIO); outputs go to build-S/bench-results/, a publishing run to
 # docs/bench/S/<layer>/. h5perf needs a parallel h5perf in the HDF5 prefix (Debian ships none).
 #
-# Expected time on a quiet 2-core machine: 30-45 minutes with the three layers (25-30
-# without MPICH) before the parity reruns and manychunks2d were added (each flagged case costs
-# about twice its first measurement again), plus the first build (a few minutes, more when HDF5
-# is not cached yet).
+# Expected time on a quiet 2-core machine: 55-75 minutes with the three layers, 20-45 per root
+# stack (docs/bench/README.md), plus the first build (a few minutes, more when HDF5 is not cached
+# yet).
 #
 # Options:
 #   --layers LIST     subset of ompio,romio,mpich (default: all three; mpich when available)

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -424,15 +423,10 @@ std::vector<double> rate_ratios(const Samples &s, int row, Driver other) {
     return r;
 }
 
-// A row's parity verdict: the log call-rate ratios mpiio/mpio against mpio2/mpio (stats.hpp).
+// A row's parity verdict: the call-rate ratios mpiio/mpio against mpio2/mpio (stats.hpp).
 // Without an A/A control: p = 1, "~" (rate_ratios is empty).
 Parity row_parity(const Samples &s, int row) {
-    std::vector<double> x = rate_ratios(s, row, Driver::Mpiio), y = rate_ratios(s, row, Driver::Mpio2);
-    for (double &v : x)
-        v = std::log(v);
-    for (double &v : y)
-        v = std::log(v);
-    return parity(x, y);
+    return parity_of_ratios(rate_ratios(s, row, Driver::Mpiio), rate_ratios(s, row, Driver::Mpio2));
 }
 
 bool has_control(const Samples &s) { return !rate_ratios(s, kOpenCloseRow, Driver::Mpio2).empty(); }

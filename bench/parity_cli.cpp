@@ -14,11 +14,12 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
 
-// "1.02,0.98,..." -> log ratios; false when a field is not a positive number.
+// "1.02,0.98,..." -> ratios; false when a field is not a positive number.
 bool parse_ratios(const std::string &field, std::vector<double> &out) {
     std::stringstream in(field);
     std::string item;
@@ -27,7 +28,7 @@ bool parse_ratios(const std::string &field, std::vector<double> &out) {
         const double v = std::strtod(item.c_str(), &end);
         if (end == item.c_str() || *end != '\0' || !(v > 0) || !std::isfinite(v))
             return false;
-        out.push_back(std::log(v));
+        out.push_back(v);
     }
     return !out.empty();
 }
@@ -50,7 +51,7 @@ int main() {
                          line_no);
             return 2;
         }
-        const bench::Parity p = bench::parity(x, y);
+        const bench::Parity p = bench::parity_of_ratios(std::move(x), std::move(y));
         std::printf("%s\t%.4g\t%s\n", line.substr(0, t1).c_str(), p.p, p.verdict.c_str());
     }
     return 0;

@@ -1,6 +1,7 @@
 #include "stats.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <numeric>
 
@@ -74,6 +75,14 @@ Parity parity(const std::vector<double> &x, const std::vector<double> &y, double
     if (out.p < alpha && mx != my)
         out.verdict = mx < my ? "below" : "above";
     return out;
+}
+
+Parity parity_of_ratios(std::vector<double> x, std::vector<double> y, double alpha) {
+    for (double &v : x)
+        v = std::log(v);
+    for (double &v : y)
+        v = std::log(v);
+    return parity(x, y, alpha);
 }
 
 } // namespace bench

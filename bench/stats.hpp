@@ -42,4 +42,8 @@ struct Parity {
 inline constexpr double kParityAlpha = 0.05;
 Parity parity(const std::vector<double> &x, const std::vector<double> &y, double alpha = kParityAlpha);
 
+// The same for rate ratios as measured (mpiio/mpio and mpio2/mpio, all > 0): their logs go to
+// parity(). The overhead benchmark and h5bench_vfd_parity (h5perf's triplets) use it.
+Parity parity_of_ratios(std::vector<double> x, std::vector<double> y, double alpha = kParityAlpha);
+
 } // namespace bench

@@ -102,12 +102,10 @@ for d in "${dirs[@]}"; do
   below=$(awk -F, 'NR > 1 && $5 == "mpio" && $NF == "below"' "$d/results.csv" | wc -l)
   total=$(awk -F, 'NR > 1 && $5 == "mpio"' "$d/results.csv" | wc -l)
   more="" # the overhead's and h5perf's verdicts, where published with their A/A control
-  if [ -f "$d/overhead-parity.csv" ]; then
-    more=$(awk -F, 'NR > 1 { n++; if ($10 == "below") b++ } END { printf "; overhead: %d of %d", b, n }' "$d/overhead-parity.csv")
-  fi
-  if [ -f "$d/h5perf-parity.csv" ]; then
-    more+=$(awk -F, 'NR > 1 { n++; if ($10 == "below") b++ } END { printf "; h5perf: %d of %d", b, n }' "$d/h5perf-parity.csv")
-  fi
+  for part in overhead h5perf; do
+    [ -f "$d/$part-parity.csv" ] || continue
+    more+=$(awk -F, -v part="$part" 'NR > 1 { n++; if ($10 == "below") b++ } END { printf "; %s: %d of %d", part, b, n }' "$d/$part-parity.csv")
+  done
   echo "- $(describe "$d"). Measurably below: $below of $total verdicts$more."
 done
 

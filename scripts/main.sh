@@ -385,31 +385,28 @@ publish_index() {
   rm -rf "$tmp"
 }
 
-# publish_layer <layer>: replaces the layer's published files of each part this run measured
-# (matrix, overhead, h5perf), so that no file of an older run of that part stays next to them; a
-# part it did not measure (--h5perf-only, --no-overhead, ...) keeps its published files.
+# replace_part <from> <to> <main file> <other files>...: when <from>/<main file> exists (this run
+# measured that part), every listed file in <to> is replaced by <from>'s copy, or removed when
+# <from> has none, so that no file of an older run of the part stays; otherwise <to> keeps them.
+replace_part() {
+  local from=$1 to=$2 f
+  shift 2
+  [ -f "$from/$1" ] || return 0
+  for f; do
+    rm -f "$to/$f"
+    if [ -f "$from/$f" ]; then cp "$from/$f" "$to/"; fi
+  done
+}
+
+# publish_layer <layer>: the layer's published files of each part this run measured (matrix,
+# overhead, h5perf); a part it did not measure (--h5perf-only, --no-overhead, a stack without
+# h5perf, ...) keeps its published files.
 publish_layer() {
-  local src="$OUT/$1" dst="$PUBLISH_DIR/$1" f
+  local src="$OUT/$1" dst="$PUBLISH_DIR/$1"
   mkdir -p "$dst"
-  # (a part counts as measured when its main file exists: h5perf is skipped where the stack has none)
-  if ((MATRIX)) && [ -f "$src/results.csv" ]; then
-    for f in table.md table.txt results.csv results.json runs.csv chart.svg; do
-      rm -f "$dst/$f"
-      [ -f "$src/$f" ] && cp "$src/$f" "$dst/"
-    done
-  fi
-  if ((OVERHEAD)) && [ -f "$src/overhead/overhead.csv" ]; then
-    for f in overhead.md overhead.csv overhead-parity.csv; do
-      rm -f "$dst/$f"
-      [ -f "$src/overhead/$f" ] && cp "$src/overhead/$f" "$dst/"
-    done
-  fi
-  if ((H5PERF)) && [ -f "$src/h5perf/h5perf.csv" ]; then
-    for f in h5perf.md h5perf.csv h5perf-parity.csv; do
-      rm -f "$dst/$f"
-      [ -f "$src/h5perf/$f" ] && cp "$src/h5perf/$f" "$dst/"
-    done
-  fi
+  replace_part "$src" "$dst" results.csv table.md table.txt results.json runs.csv chart.svg
+  replace_part "$src/overhead" "$dst" overhead.csv overhead.md overhead-parity.csv
+  replace_part "$src/h5perf" "$dst" h5perf.csv h5perf.md h5perf-parity.csv
   log "published $1 to ${dst#"$ROOT"/}/"
 }
 

@@ -51,7 +51,8 @@ constexpr Choices<CommChoice, 2> kComm{{{"world", CommChoice::World}, {"self", C
 constexpr Choices<SyncPolicy, 3> kSync{
     {{"auto", SyncPolicy::Auto}, {"flush", SyncPolicy::Flush}, {"never", SyncPolicy::Never}}};
 constexpr Choices<StatsMode, 2> kStats{{{"off", StatsMode::Off}, {"summary", StatsMode::Summary}}};
-constexpr Choices<bool, 2> kOnOff{{{"on", true}, {"off", false}}};
+constexpr Choices<ViewWrites, 3> kViewWrites{
+    {{"auto", ViewWrites::Auto}, {"on", ViewWrites::On}, {"off", ViewWrites::Off}}};
 constexpr Choices<CollectiveRoute, 3> kRoute{{{"auto", CollectiveRoute::Auto},
                                               {"collective", CollectiveRoute::Collective},
                                               {"independent", CollectiveRoute::Independent}}};
@@ -184,7 +185,7 @@ const std::vector<KeySpec> &key_table() {
         number_key("read_overlap_limit", "ratio, 1-65536", "4", "`auto` route of collective reads whose ranks' extents overlap (interleaved blocks, point selections): each rank still reads inside its own extent on its own when the extents add up to at most this many times the file range they cover together, so the file system serves at most that many times the bytes MPI collective I/O would read once and exchange; above it, MPI collective I/O. `1`: only disjoint extents, as for writes (a write never bridges another rank's bytes)", &Config::read_overlap_limit, 1, 65536),
         bytes_key("staging_buffer", "bytes, K/M/G suffix", "4M", "largest buffer a rank's own transfer stages bytes in: many small byte runs become one MPI call per this many bytes (a run of 64 KiB or more moves with a call of its own, without a copy)", &Config::staging_buffer, true),
         bytes_key("sieve_gap", "bytes", "4K", "the cost model of a rank's own transfers: bytes that cost about as much to move as one MPI-IO call. A read reads across a hole of up to this size instead of making another call; a write inside the rank's own extent reads back and rewrites a hole when twice the hole plus the run after it is at most this size; short blocks are sieved only when their holes average at most this size", &Config::sieve_gap, false),
-        named_key("view_writes", "on | off", "on", "independent writes of many small byte runs that no other rank's bytes may be bridged for (8 runs or more) go as one `MPI_File_write_at` through a file view of the rank's own handle instead of a call per run, writing no byte between the runs (not in MPI atomic mode, nor where writes need `MPI_File_sync` to be visible); `off`: a call per run", &Config::view_writes, kOnOff),
+        named_key("view_writes", "auto | on | off", "auto", "independent writes of many small byte runs that no other rank's bytes may be bridged for (8 runs or more) go as one `MPI_File_write_at` through a file view of the rank's own handle instead of a call per run, writing no byte between the runs (not in MPI atomic mode, nor where writes need `MPI_File_sync` to be visible); `auto`: only under OMPIO, which writes such a view in fewer system calls (ROMIO writes it run by run: costlier than a call per run); `on`: under every layer; `off`: a call per run", &Config::view_writes, kViewWrites),
         named_key("chunk_opt", "default | linked | multi", "", "overrides `H5Pset_dxpl_mpio_chunk_opt`", &Config::chunk_opt, kChunkOpt),
         number_key("chunk_opt_num", "chunks per rank", "", "overrides `H5Pset_dxpl_mpio_chunk_opt_num`", &Config::chunk_opt_num, 0, 1u << 30),
         number_key("chunk_opt_ratio", "percent 0-100", "", "overrides `H5Pset_dxpl_mpio_chunk_opt_ratio`", &Config::chunk_opt_ratio, 0, 100),

@@ -24,6 +24,11 @@ enum class StatsMode { Off, Summary };
 // collective: always MPI collective I/O; independent: always each rank on its own (writes then
 // bridge holes only when the extents are disjoint).
 enum class CollectiveRoute { Auto, Collective, Independent };
+// Independent writes of many short runs through the rank's own file view (mpi_io.hpp). auto: only
+// where the MPI-IO layer writes such a view in fewer system calls than a call per run (OMPIO);
+// ROMIO, its write sieving off, writes the view's runs one by one, and the view then costs more
+// than the calls it saves (docs/measurements.md).
+enum class ViewWrites { Auto, On, Off };
 
 struct Config {
     CommChoice comm = CommChoice::World;
@@ -45,8 +50,8 @@ struct Config {
     // 1: only disjoint extents, as for writes.
     unsigned read_overlap_limit = 4;
     // Independent writes of many small runs as one call through the rank's own file view
-    // (view_writer.hpp).
-    bool view_writes = true;
+    // (mpi_io.hpp, independent_plan.hpp).
+    ViewWrites view_writes = ViewWrites::Auto;
     // Collective chunk I/O knobs; when set they override the application's DXPL
     // (H5Pset_dxpl_mpio_chunk_opt, _num, _ratio). See chunkio/decision.hpp.
     enum class ChunkOpt { Default, Linked, Multi };

@@ -348,7 +348,9 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     state->sync_after_collective_write = state->config.sync == SyncPolicy::Auto && sync_needed;
     // The rank's own handle sees and makes writes as the shared one does only where writes are
     // visible without MPI_File_sync (mpi_io.hpp).
-    OwnHandleSettings own{resolved_path(name), state->info.get(), state->config.view_writes && !sync_needed};
+    const ViewWrites views = state->config.view_writes;
+    OwnHandleSettings own{resolved_path(name), state->info.get(), views != ViewWrites::Off && !sync_needed,
+                          views == ViewWrites::On};
 
     if ((flags & H5F_ACC_TRUNC) && size > 0) {
         collectively(comm, [&] {

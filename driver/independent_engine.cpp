@@ -192,10 +192,10 @@ void IndependentEngine::flush_group(Direction dir, bool may_bridge) {
     if (group_.empty())
         return;
     const bool writes = dir == Direction::Write;
-    // Planned optimistically; the rank's own handle is asked for (and opened) only when the plan
-    // wants a view write.
-    std::vector<GroupCall> calls =
-        plan_group(group_, dir, may_bridge, writes && view_usable_.value_or(true), limits_);
+    // Planned optimistically (unless the own handle is already known to be of no use); the
+    // handle is asked for (and opened) only when the plan wants a view write.
+    const bool view_may_be_usable = writes && view_usable_.value_or(io_->own_view_may_be_usable());
+    std::vector<GroupCall> calls = plan_group(group_, dir, may_bridge, view_may_be_usable, limits_);
     const bool wants_view = std::any_of(
         calls.begin(), calls.end(), [](const GroupCall &c) { return c.kind == GroupCall::Kind::ViewWrite; });
     if (wants_view && !view_usable_) {

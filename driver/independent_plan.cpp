@@ -17,6 +17,7 @@ struct Stretch {
 
 std::vector<Stretch> stretches_of(std::span<const PlannedSegment> segments) {
     std::vector<Stretch> out;
+    out.reserve(segments.size());
     for (std::size_t i = 0; i < segments.size(); ++i) {
         const haddr_t end = segments[i].addr + segments[i].len;
         const bool direct = segments[i].len >= IndependentLimits::kDirectBytes;
@@ -41,6 +42,7 @@ struct Span {
 // interleaved read on 2 ranks ran 0.76x the built-in driver's rate when they were sieved).
 std::vector<Span> read_spans(const std::vector<Stretch> &st, const IndependentLimits &limits) {
     std::vector<Span> spans;
+    spans.reserve(st.size());
     for (std::size_t k = 0; k < st.size(); ++k) {
         if (!spans.empty() && !st[k].direct && !st[k - 1].direct &&
             (st[k].lo - st[k - 1].hi) + (st[k].hi - st[k].lo) <= limits.gap_cost)
@@ -59,6 +61,12 @@ std::vector<Span> read_spans(const std::vector<Stretch> &st, const IndependentLi
 std::vector<Span> write_spans(const std::vector<Stretch> &st, bool may_bridge,
                               const IndependentLimits &limits) {
     std::vector<Span> spans;
+    spans.reserve(st.size());
+    if (!may_bridge) { // every stretch on its own
+        for (std::size_t k = 0; k < st.size(); ++k)
+            spans.push_back(Span{k, k + 1});
+        return spans;
+    }
     for (std::size_t k = 0; k < st.size(); ++k) {
         const bool join = may_bridge && !spans.empty() && !st[k].direct && !st[k - 1].direct &&
                           2 * (st[k].lo - st[k - 1].hi) + (st[k].hi - st[k].lo) <= limits.gap_cost;
@@ -68,6 +76,7 @@ std::vector<Span> write_spans(const std::vector<Stretch> &st, bool may_bridge,
             spans.push_back(Span{k, k + 1});
     }
     std::vector<Span> kept;
+    kept.reserve(spans.size());
     for (const Span &s : spans) {
         const std::size_t m = s.last - s.first;
         std::uint64_t wanted = 0;
@@ -129,6 +138,7 @@ std::vector<GroupCall> plan_group(std::span<const PlannedSegment> segments, Dire
                                   bool view_usable, const IndependentLimits &limits) {
     std::vector<GroupCall> calls;
     const std::vector<Stretch> st = stretches_of(segments);
+    calls.reserve(st.size());
     if (dir == Direction::Read) {
         for (const Span &sp : read_spans(st, limits)) {
             if (sp.last - sp.first == 1) {
@@ -155,6 +165,11 @@ std::vector<GroupCall> plan_group(std::span<const PlannedSegment> segments, Dire
             ++i;
             continue;
         }
+        if (!view_usable) { // a call per stretch
+            one_stretch(st[sp.first], dir, calls);
+            ++i;
+            continue;
+        }
         // Consecutive unbridged stretches: many go through the rank's own view as one call.
         std::size_t j = i;
         std::uint64_t payload = 0;
@@ -171,7 +186,7 @@ std::vector<GroupCall> plan_group(std::span<const PlannedSegment> segments, Dire
         // each (h5perf's interleaved write of 4 KiB blocks: 0.92x the built-in driver's rate under
         // MPICH through the view), and the rank's own handle is an extra open of the file.
         const bool short_stretches = payload < (j - i) * std::uint64_t{limits.gap_cost};
-        if (view_usable && j - i >= IndependentLimits::kViewWriteMinRuns && short_stretches) {
+        if (j - i >= IndependentLimits::kViewWriteMinRuns && short_stretches) {
             const std::size_t first = st[spans[i].first].first, last = st[spans[j - 1].first].last;
             calls.push_back(GroupCall{GroupCall::Kind::ViewWrite, first, last, st[spans[i].first].lo,
                                       st[spans[j - 1].first].hi, memory_follows(segments, first, last)});

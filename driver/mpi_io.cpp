@@ -1,6 +1,7 @@
 // See mpi_io.hpp.
 #include "mpi_io.hpp"
 
+#include "mpi_layer.hpp"
 #include "mpi_runtime.hpp"
 #include "selection/mpi_build.hpp"
 
@@ -146,6 +147,10 @@ bool MpiIo::own_view_usable() {
         return false;
     if (own_ != MPI_FILE_NULL)
         return true;
+    if (!own_settings_.any_layer && !views_save_write_calls(*shared_)) {
+        own_unusable_ = true; // ROMIO: a call per run costs less, and no second open
+        return false;
+    }
     Info hints;
     if (own_settings_.hints != MPI_INFO_NULL)
         check_mpi(MPI_Info_dup(own_settings_.hints, hints.out()), "MPI_Info_dup");

@@ -37,7 +37,8 @@ struct MemoryBuffer {
 struct OwnHandleSettings {
     std::string path;               // resolved at open: a later chdir must not change the file
     MPI_Info hints = MPI_INFO_NULL; // the file's hints in effect (owned by FileState)
-    bool allowed = false;           // view_writes=on and writes visible without MPI_File_sync
+    bool allowed = false;           // view_writes not off, and writes visible without MPI_File_sync
+    bool any_layer = false;         // view_writes=on: also where views save no call (mpi_layer.hpp)
 };
 
 // One data call, as a test sees it (MpiIo::record_calls): 'r' / 'w' an independent read / write
@@ -69,9 +70,12 @@ public:
     void write_bytes(haddr_t addr, const char *buf, std::size_t bytes);
 
     // Whether the rank's own handle can take view writes now (not in MPI atomic mode, and only
-    // where the settings allow), opening it on first use. Local; false also when it cannot be
-    // opened (the caller then writes run by run).
+    // where the settings and the MPI-IO layer allow), opening it on first use. Local; false also
+    // when it cannot be opened (the caller then writes run by run).
     bool own_view_usable();
+    // Local, no MPI call: false once the own handle is known to be of no use for this file (the
+    // settings, the layer, or a failed open), so that a plan need not consider a view write.
+    bool own_view_may_be_usable() const { return own_settings_.allowed && !own_unusable_; }
     // One MPI_File_write_at of `bytes` contiguous bytes through the view `file_type` at `disp` on
     // the rank's own handle; throws Error(Io) unless every byte moved. Local.
     void write_through_own_view(haddr_t disp, MPI_Datatype file_type, const char *data, std::size_t bytes,

@@ -52,17 +52,27 @@ const LayerFacts &layer_facts() {
 
 bool open_needs_agreement_first() { return layer_facts().ompio_possible; }
 
-bool open_dropped_hints(MPI_File fh) {
-    const LayerFacts &facts = layer_facts();
-    if (!facts.open_mpi || facts.open_mpi_major < 5)
-        return false;
+// Local. Whether `fh` lists ROMIO's defaults (romio_cb_read among them); OMPIO lists no romio_
+// hint, and neither does Open MPI 4.1's romio321.
+bool lists_romio_hints(MPI_File fh) {
     Info in_effect;
     if (MPI_File_get_info(fh, in_effect.out()) != MPI_SUCCESS)
         return false;
     int length = 0, present = 0;
-    // ROMIO lists its defaults, romio_cb_read among them; OMPIO lists no romio_ hint.
     MPI_Info_get_valuelen(in_effect.get(), "romio_cb_read", &length, &present);
     return present != 0;
+}
+
+bool open_dropped_hints(MPI_File fh) {
+    const LayerFacts &facts = layer_facts();
+    return facts.open_mpi && facts.open_mpi_major >= 5 && lists_romio_hints(fh);
+}
+
+bool views_save_write_calls(MPI_File fh) {
+    const LayerFacts &facts = layer_facts();
+    if (!facts.ompio_possible)
+        return false;
+    return !(facts.open_mpi_major >= 5 && lists_romio_hints(fh));
 }
 
 } // namespace mpiio

@@ -25,4 +25,11 @@ bool open_needs_agreement_first();
 // file opens it with the same component, so every rank gets the same answer.
 bool open_dropped_hints(MPI_File fh);
 
+// Local. False when `fh` is ROMIO's (MPICH; Open MPI when its io components exclude OMPIO; Open
+// MPI 5 or later when the handle lists ROMIO's hints): with write sieving off, as a view write
+// needs it, ROMIO writes a file view's runs with a system call each, so the view saves no call and
+// costs a datatype build, a commit and ROMIO's flattening of it at MPI_File_set_view (callgrind,
+// docs/measurements.md). True where OMPIO may have opened the file (also when it cannot tell).
+bool views_save_write_calls(MPI_File fh);
+
 } // namespace mpiio

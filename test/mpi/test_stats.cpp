@@ -197,7 +197,9 @@ TEST(Stats, LargeRunsMoveStraightSmallRunsShareACall) {
     constexpr hsize_t kLargeCount = 4, kSmallCount = 64;
     constexpr hsize_t kRegion = kLargeCount * (kLargeBlock + kGap); // per rank
     const std::string path = test_dir() + "/runs.h5";
-    Hid fapl = make_fapl(Driver::Mpiio);
+    FaplOptions options;
+    options.config = "view_writes=on"; // the view write under every layer (the default: OMPIO only)
+    Hid fapl = make_fapl(Driver::Mpiio, options);
     Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
     ASSERT_TRUE(all_ranks(file.valid()));
     const hsize_t dims[1] = {kRegion * static_cast<hsize_t>(size)};

@@ -45,7 +45,7 @@ inline const std::vector<KeySpec> &keys() {
         {"sieve_gap", ValueKind::Bytes, {}, 0, SIZE_MAX},
         {"collective_route", ValueKind::Choice, {"auto", "collective", "independent"}},
         {"read_overlap_limit", ValueKind::Unsigned, {}, 1, 65536},
-        {"view_writes", ValueKind::Choice, {"on", "off"}},
+        {"view_writes", ValueKind::Choice, {"auto", "on", "off"}},
         {"chunk_opt", ValueKind::Choice, {"default", "linked", "multi"}},
         {"chunk_opt_num", ValueKind::Unsigned, {}, 0, 1u << 30},
         {"chunk_opt_ratio", ValueKind::Unsigned, {}, 0, 100},
@@ -89,7 +89,9 @@ inline void store(Config &config, const std::string &key, const std::string &cho
     else if (key == "read_overlap_limit")
         config.read_overlap_limit = static_cast<unsigned>(number);
     else if (key == "view_writes")
-        config.view_writes = choice == "on";
+        config.view_writes = choice == "on"    ? mpiio::ViewWrites::On
+                             : choice == "off" ? mpiio::ViewWrites::Off
+                                               : mpiio::ViewWrites::Auto;
     else if (key == "chunk_opt")
         config.chunk_opt = choice == "linked" ? CO::Linked : choice == "multi" ? CO::Multi : CO::Default;
     else if (key == "chunk_opt_num")

@@ -3,6 +3,7 @@
 // row names the MPI-IO calls the request must produce and checks every byte of the file and of
 // memory afterwards.
 #include "independent_engine.hpp"
+#include "mpi_layer.hpp"
 #include "selection/indexed_type.hpp"
 #include "selection/mpi_build.hpp"
 #include "selection/point_selection.hpp"
@@ -45,7 +46,8 @@ protected:
                   MPI_SUCCESS);
         expected_ = init;
         MPI_Info_create(&info_);
-        io_.bind(&fh_, mpiio::OwnHandleSettings{path_, info_, true}, kFileBytes);
+        // The view's mechanism under every layer (view_writes=on); AutoViewWrites... checks auto.
+        io_.bind(&fh_, mpiio::OwnHandleSettings{path_, info_, true, true}, kFileBytes);
         engine_.bind(&io_, mpiio::IndependentLimits{4 * K * K, 4 * K});
         io_.record_calls(&calls_);
     }
@@ -141,6 +143,31 @@ TEST_F(EngineTest, WritesRewriteHolesOnlyWhenAllowed) {
     EXPECT_EQ(move(IoRequest::runs(runs), Direction::Write, false), "v 204800+65536");
     expect_written(runs, 'b');
     MPI_File_sync(fh_); // the view write went through the rank's own handle
+    check_file();
+}
+
+// view_writes=auto: the same runs through the rank's own view only where the layer writes a view
+// in fewer system calls (mpi_layer.hpp: OMPIO), else a call per run and no own handle.
+TEST_F(EngineTest, AutoViewWritesOnlyWhereTheLayerSavesCalls) {
+    mpiio::MpiIo io;
+    io.bind(&fh_, mpiio::OwnHandleSettings{path_, info_, true, false}, kFileBytes);
+    io.record_calls(&calls_);
+    mpiio::IndependentEngine engine;
+    engine.bind(&io, mpiio::IndependentLimits{4 * K * K, 4 * K});
+    std::vector<char> memory;
+    const auto runs = strided_runs(memory, 64, K, 2 * K, 200 * K);
+    std::fill(memory.begin(), memory.end(), 'c');
+    calls_.clear();
+    IoRequest request = IoRequest::runs(runs);
+    engine.move(request, Direction::Write, false);
+    const bool view = mpiio::views_save_write_calls(fh_);
+    ASSERT_EQ(calls_.size(), view ? 1u : 64u);
+    for (const CallRecord &c : calls_)
+        EXPECT_EQ(c.kind, view ? 'v' : 'w');
+    io.record_calls(nullptr);
+    io.close_own_handle(path_);
+    expect_written(runs, 'c');
+    MPI_File_sync(fh_);
     check_file();
 }
 

@@ -153,6 +153,10 @@ void IndependentEngine::staged(IoRequest &request, Direction dir, bool may_bridg
     group_.clear();
     group_memory_.clear();
     view_usable_.reset();
+    // A write that may neither bridge holes nor use a view is a call per stretch of file-adjacent
+    // segments: what plan_group would list, written as each stretch ends instead of planned (under
+    // ROMIO, irregular selections of 10,000 runs: 1.3 M instructions of planning per H5Dwrite).
+    stretch_by_stretch_ = dir == Direction::Write && !may_bridge && !io_->own_view_may_be_usable();
     request.for_each_segment([&](haddr_t addr, char *memory, std::size_t len) {
         add_segment(addr, memory, len, dir, may_bridge);
     });
@@ -180,7 +184,8 @@ void IndependentEngine::add_segment(haddr_t addr, char *memory, std::size_t len,
             last.len += len; // contiguous in both: one segment
             return;
         }
-        if (addr < last_end || !fits || group_.size() == IndependentLimits::kGroupSegments)
+        if (addr < last_end || !fits || group_.size() == IndependentLimits::kGroupSegments ||
+            (stretch_by_stretch_ && addr != last_end))
             flush_group(dir, may_bridge);
     }
     const bool follows = !group_.empty() && group_memory_.back() + group_.back().len == memory;
@@ -191,6 +196,12 @@ void IndependentEngine::add_segment(haddr_t addr, char *memory, std::size_t len,
 void IndependentEngine::flush_group(Direction dir, bool may_bridge) {
     if (group_.empty())
         return;
+    if (stretch_by_stretch_) {
+        write_stretch();
+        group_.clear();
+        group_memory_.clear();
+        return;
+    }
     const bool writes = dir == Direction::Write;
     // Planned optimistically (unless the own handle is already known to be of no use); the
     // handle is asked for (and opened) only when the plan wants a view write.
@@ -251,6 +262,21 @@ void IndependentEngine::run_group_calls(const std::vector<GroupCall> &calls, Dir
             break;
         }
     }
+}
+
+// Local. The group as one stretch (file-adjacent segments): one segment straight from memory, more
+// copied into the staging buffer and written with one call (plan_group's Direct and WriteSpan).
+void IndependentEngine::write_stretch() {
+    if (group_.size() == 1) {
+        io_->write_bytes(group_.front().addr, group_memory_.front(), group_.front().len);
+        return;
+    }
+    const haddr_t base = group_.front().addr;
+    const std::size_t span = group_.back().addr + group_.back().len - base;
+    char *buffer = staging_.at_least(span);
+    for (std::size_t i = 0; i < group_.size(); ++i)
+        std::memcpy(buffer + (group_[i].addr - base), group_memory_[i], group_[i].len);
+    io_->write_bytes(base, buffer, span);
 }
 
 // Local. Segments [first, last) as one MPI_File_write_at through a view of the rank's own handle:

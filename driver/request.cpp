@@ -4,6 +4,8 @@
 #include "hdf5_internals.hpp"
 #include "selection/mpi_build.hpp"
 #include "selection/piece_pair.hpp"
+#include "selection/sequence_list.hpp"
+#include "selection/space_info.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -240,6 +242,43 @@ IoRequest RequestBuilder::selection(std::span<const sel::SelectionPiece> pieces,
     });
     sel::sort_and_merge(runs_);
     return IoRequest::runs(runs_, typed_);
+}
+
+IoRequest RequestBuilder::independent_selection(std::span<const sel::SelectionPiece> pieces,
+                                                sel::TypeCache &cache) {
+    if (pieces.size() != 1)
+        return selection(pieces, cache);
+    const sel::SelectionPiece &p = pieces.front();
+    const sel::PieceSpaces spaces = sel::query_piece(p.file_space, p.mem_space, p.element_size);
+    const bool irregular_file = spaces.file.kind == H5S_SEL_HYPERSLABS && !spaces.file.regular &&
+                                spaces.file.npoints > 0 &&
+                                !sel::one_linear_range(spaces.file, p.element_size);
+    const bool one_memory_block =
+        p.mem_space == H5S_BLOCK || sel::one_linear_range(spaces.mem, p.element_size);
+    if (!irregular_file || !one_memory_block)
+        return selection(pieces, cache);
+    runs_.clear();
+    typed_.clear();
+    char *memory =
+        p.buf + (p.mem_space == H5S_BLOCK ? 0 : sel::linear_bounds(spaces.mem, p.element_size).low);
+    sel::SequenceReader reader(p.file_space, spaces.file, p.element_size);
+    MPI_Aint disp = 0;
+    MPI_Count len = 0;
+    bool ascending = true;
+    while (reader.next(disp, len)) {
+        const haddr_t addr = p.addr + static_cast<haddr_t>(disp);
+        const auto size = static_cast<std::size_t>(len);
+        if (!runs_.empty() && runs_.back().addr + runs_.back().size == addr) {
+            runs_.back().size += size; // adjacent in the file, and in memory (one block)
+        } else {
+            ascending = ascending && (runs_.empty() || runs_.back().addr + runs_.back().size < addr);
+            runs_.push_back(Run{addr, size, memory});
+        }
+        memory += size;
+    }
+    if (!ascending) // HDF5 visits a hyperslab in ascending order; never trust it blindly
+        sel::sort_and_merge(runs_);
+    return IoRequest::runs(runs_);
 }
 
 void RequestBuilder::trim() {

@@ -171,6 +171,45 @@ TEST_F(EngineTest, AutoViewWritesOnlyWhereTheLayerSavesCalls) {
     check_file();
 }
 
+// A write that may neither bridge nor use a view goes stretch by stretch as the segments arrive,
+// without a plan: the same calls as the planned path (below kViewWriteMinRuns stretches, where the
+// plan takes no view either). Stretches: two file-adjacent segments with separate memory (one
+// staged call), a lone segment (straight from memory), a 64 KiB segment (a call of its own) and a
+// segment file-adjacent to it (a stretch of its own: long segments join nothing).
+TEST_F(EngineTest, WritesWithoutBridgeOrViewGoStretchByStretch) {
+    std::vector<char> memory(80 * K);
+    for (std::size_t k = 0; k < memory.size(); ++k)
+        memory[k] = static_cast<char>('A' + k % 23);
+    const std::vector<mpiio::Run> runs = {{0, K, memory.data()},
+                                          {K, K, memory.data() + 2 * K},
+                                          {4 * K, K, memory.data() + 4 * K},
+                                          {8 * K, 64 * K, memory.data() + 6 * K},
+                                          {72 * K, K, memory.data() + 70 * K}};
+    const char *want = "w 0+2048, w 4096+1024, w 8192+65536, w 73728+1024";
+    EXPECT_EQ(move(IoRequest::runs(runs), Direction::Write, false), want) << "planned";
+    mpiio::MpiIo io;
+    io.bind(&fh_, mpiio::OwnHandleSettings{path_, info_, false, false}, kFileBytes); // view_writes=off
+    io.record_calls(&calls_);
+    mpiio::IndependentEngine engine;
+    engine.bind(&io, mpiio::IndependentLimits{4 * K * K, 4 * K});
+    for (int round = 0; round < 2; ++round) {
+        for (char &c : memory)
+            c = static_cast<char>(c + 1);
+        calls_.clear();
+        IoRequest request = IoRequest::runs(runs);
+        engine.move(request, Direction::Write, false);
+        std::string got;
+        for (const CallRecord &c : calls_)
+            got += (got.empty() ? "" : ", ") + std::string(1, c.kind) + " " + std::to_string(c.addr) + "+" +
+                   std::to_string(c.bytes);
+        EXPECT_EQ(got, want) << "stretch by stretch, round " << round;
+        for (const mpiio::Run &r : runs)
+            std::copy(r.buf, r.buf + r.size, expected_.begin() + static_cast<long>(r.addr));
+        check_file();
+    }
+    io.record_calls(nullptr);
+}
+
 TEST_F(EngineTest, LongSegmentsMoveStraightFromMemory) {
     std::vector<char> memory;
     auto runs = strided_runs(memory, 3, 64 * K, 65 * K);

@@ -267,7 +267,7 @@ void selection_io(File *file, Direction dir, hid_t dxpl_id, const SelectionReque
         if (dir == Direction::Write)
             check_writable(st);
         expand_pieces(request, st.pieces);
-        IoRequest r = st.requests.independent_selection(st.pieces, st.type_cache);
+        IoRequest r = st.requests.selection(st.pieces, st.type_cache, true);
         independent(file, dir, r);
     }
     st.requests.trim();

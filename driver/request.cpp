@@ -214,15 +214,22 @@ IoRequest RequestBuilder::vector(uint32_t count, const haddr_t addrs[], const st
     return IoRequest::runs(runs_);
 }
 
-IoRequest RequestBuilder::selection(std::span<const sel::SelectionPiece> pieces, sel::TypeCache &cache) {
+IoRequest RequestBuilder::selection(std::span<const sel::SelectionPiece> pieces, sel::TypeCache &cache,
+                                    bool independent) {
     runs_.clear();
     typed_.clear();
     for (const sel::SelectionPiece &p : pieces) {
         const sel::PieceSpaces spaces = sel::query_piece(p.file_space, p.mem_space, p.element_size);
-        if (pieces.size() == 1) // one block on each side (most small requests): no types at all
+        if (pieces.size() == 1) { // one block on each side (most small requests): no types at all
             if (const auto c = sel::as_contiguous(spaces, p.element_size))
                 return IoRequest::contiguous(p.addr + static_cast<haddr_t>(c->file_offset),
                                              p.buf + c->mem_offset, static_cast<std::size_t>(c->bytes));
+            const bool irregular_file =
+                spaces.file.kind == H5S_SEL_HYPERSLABS && !spaces.file.regular && spaces.file.npoints > 0;
+            if (independent && irregular_file &&
+                (p.mem_space == H5S_BLOCK || sel::one_linear_range(spaces.mem, p.element_size)))
+                return irregular_runs(p, spaces);
+        }
         typed_.push_back(sel::TypedPiece{static_cast<MPI_Offset>(p.addr), p.buf,
                                          sel::build_piece_pair(spaces, p.element_size, &cache)});
     }
@@ -244,19 +251,8 @@ IoRequest RequestBuilder::selection(std::span<const sel::SelectionPiece> pieces,
     return IoRequest::runs(runs_, typed_);
 }
 
-IoRequest RequestBuilder::independent_selection(std::span<const sel::SelectionPiece> pieces,
-                                                sel::TypeCache &cache) {
-    if (pieces.size() != 1)
-        return selection(pieces, cache);
-    const sel::SelectionPiece &p = pieces.front();
-    const sel::PieceSpaces spaces = sel::query_piece(p.file_space, p.mem_space, p.element_size);
-    const bool irregular_file = spaces.file.kind == H5S_SEL_HYPERSLABS && !spaces.file.regular &&
-                                spaces.file.npoints > 0 &&
-                                !sel::one_linear_range(spaces.file, p.element_size);
-    const bool one_memory_block =
-        p.mem_space == H5S_BLOCK || sel::one_linear_range(spaces.mem, p.element_size);
-    if (!irregular_file || !one_memory_block)
-        return selection(pieces, cache);
+// Local. The piece's file runs in HDF5's (ascending) order, its memory one block.
+IoRequest RequestBuilder::irregular_runs(const sel::SelectionPiece &p, const sel::PieceSpaces &spaces) {
     runs_.clear();
     typed_.clear();
     char *memory =

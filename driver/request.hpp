@@ -13,6 +13,7 @@
 #include "mpi_io.hpp"
 #include "selection/byte_runs.hpp"
 #include "selection/combine.hpp"
+#include "selection/piece_pair.hpp"
 #include "selection/segments.hpp"
 #include "selection/type_cache.hpp"
 
@@ -127,19 +128,20 @@ public:
     // with their datatypes (cached by shape in `cache`); pieces whose file sides cannot form one
     // ascending sequence (two selections of the same bytes' range) become sorted byte runs. Throws
     // Error(Selection) for selections HDF5 describes inconsistently, before any byte moves.
-    IoRequest selection(std::span<const selection::SelectionPiece> pieces, selection::TypeCache &cache);
-    // Local. The same for a transfer the independent engine will move: a single piece whose file
-    // side is an irregular hyperslab and whose memory is one block becomes byte runs straight from
-    // HDF5's sequence list, with no datatype and no shape hash (the engine walks runs; building
-    // them as a type first cost the plugin 1.5x the built-in driver's instructions per H5Dwrite
-    // under ROMIO, h5bench_vfd irregular/ind). Anything else as selection().
-    IoRequest independent_selection(std::span<const selection::SelectionPiece> pieces,
-                                    selection::TypeCache &cache);
+    // `independent`: the independent engine will move it, so a single piece whose file side is an
+    // irregular hyperslab and whose memory is one block becomes byte runs straight from HDF5's
+    // sequence list, with no datatype and no shape hash (the engine walks runs; building them as a
+    // type first cost the plugin 1.5x the built-in driver's instructions per H5Dwrite under ROMIO,
+    // h5bench_vfd irregular/ind).
+    IoRequest selection(std::span<const selection::SelectionPiece> pieces, selection::TypeCache &cache,
+                        bool independent = false);
 
     // Local. Drops large buffers after an operation that needed them (at most a few MiB are kept).
     void trim();
 
 private:
+    IoRequest irregular_runs(const selection::SelectionPiece &piece, const selection::PieceSpaces &spaces);
+
     std::vector<Run> runs_;
     std::vector<selection::TypedPiece> typed_;
     selection::CombinedFacts facts_;

@@ -93,8 +93,10 @@ Hid memory_space(hsize_t n, Kind kind, std::mt19937 &rng) {
         H5Sselect_hyperslab(s, H5S_SELECT_SET, &start, &stride, &count, nullptr);
         return s;
     }
-    case Kind::Irregular: { // contiguous
-        Hid s(H5Screate_simple(1, &n, nullptr));
+    case Kind::Irregular: { // one block, 3 elements into a longer buffer (the memory's offset)
+        const hsize_t dims = n + 5, start = 3, count = n;
+        Hid s(H5Screate_simple(1, &dims, nullptr));
+        H5Sselect_hyperslab(s, H5S_SELECT_SET, &start, nullptr, &count, nullptr);
         return s;
     }
     case Kind::Points: { // a random permutation of a buffer of n

@@ -24,10 +24,10 @@ enum class StatsMode { Off, Summary };
 // collective: always MPI collective I/O; independent: always each rank on its own (writes then
 // bridge holes only when the extents are disjoint).
 enum class CollectiveRoute { Auto, Collective, Independent };
-// Independent writes of many short runs through the rank's own file view (mpi_io.hpp). auto: only
-// where the MPI-IO layer writes such a view in fewer system calls than a call per run (OMPIO);
-// ROMIO, its write sieving off, writes the view's runs one by one, and the view then costs more
-// than the calls it saves (docs/measurements.md).
+// Independent writes of many short runs through the rank's own file view (mpi_io.hpp). auto: where
+// the view costs less than a call per run (OMPIO, MPICH's ROMIO); not under Open MPI's ROMIO, which
+// flattens the view's type through the MPI API at every set_view (mpi_layer.hpp,
+// docs/measurements.md).
 enum class ViewWrites { Auto, On, Off };
 
 struct Config {

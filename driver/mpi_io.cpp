@@ -147,8 +147,8 @@ bool MpiIo::own_view_usable() {
         return false;
     if (own_ != MPI_FILE_NULL)
         return true;
-    if (!own_settings_.any_layer && !views_save_write_calls(*shared_)) {
-        own_unusable_ = true; // ROMIO: a call per run costs less, and no second open
+    if (!own_settings_.any_layer && !view_writes_pay_off(*shared_)) {
+        own_unusable_ = true; // Open MPI's ROMIO: a call per run costs less, and no second open
         return false;
     }
     Info hints;

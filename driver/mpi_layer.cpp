@@ -68,8 +68,10 @@ bool open_dropped_hints(MPI_File fh) {
     return facts.open_mpi && facts.open_mpi_major >= 5 && lists_romio_hints(fh);
 }
 
-bool views_save_write_calls(MPI_File fh) {
+bool view_writes_pay_off(MPI_File fh) {
     const LayerFacts &facts = layer_facts();
+    if (!facts.open_mpi)
+        return true; // MPICH's ROMIO
     if (!facts.ompio_possible)
         return false;
     return !(facts.open_mpi_major >= 5 && lists_romio_hints(fh));

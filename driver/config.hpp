@@ -25,9 +25,9 @@ enum class StatsMode { Off, Summary };
 // bridge holes only when the extents are disjoint).
 enum class CollectiveRoute { Auto, Collective, Independent };
 // Independent writes of many short runs through the rank's own file view (mpi_io.hpp). auto: where
-// the view costs less than a call per run (OMPIO, MPICH's ROMIO); not under Open MPI's ROMIO, which
-// flattens the view's type through the MPI API at every set_view (mpi_layer.hpp,
-// docs/measurements.md).
+// the view costs less than a call per run: always under OMPIO and MPICH's ROMIO; under Open MPI's
+// ROMIO, which flattens the view's type through the MPI API at every set_view, only for regular
+// runs (an hvector view; mpi_layer.hpp, docs/measurements.md).
 enum class ViewWrites { Auto, On, Off };
 
 struct Config {

@@ -156,7 +156,9 @@ void IndependentEngine::staged(IoRequest &request, Direction dir, bool may_bridg
     // A write that may neither bridge holes nor use a view is a call per stretch of file-adjacent
     // segments: what plan_group would list, written as each stretch ends instead of planned (under
     // ROMIO, irregular selections of 10,000 runs: 1.3 M instructions of planning per H5Dwrite).
-    stretch_by_stretch_ = dir == Direction::Write && !may_bridge && !io_->own_view_may_be_usable();
+    regular_runs_ = request.regular_file_runs();
+    stretch_by_stretch_ =
+        dir == Direction::Write && !may_bridge && !io_->own_view_may_be_usable(regular_runs_);
     request.for_each_segment([&](haddr_t addr, char *memory, std::size_t len) {
         add_segment(addr, memory, len, dir, may_bridge);
     });
@@ -205,12 +207,13 @@ void IndependentEngine::flush_group(Direction dir, bool may_bridge) {
     const bool writes = dir == Direction::Write;
     // Planned optimistically (unless the own handle is already known to be of no use); the
     // handle is asked for (and opened) only when the plan wants a view write.
-    const bool view_may_be_usable = writes && view_usable_.value_or(io_->own_view_may_be_usable());
+    const bool view_may_be_usable =
+        writes && view_usable_.value_or(io_->own_view_may_be_usable(regular_runs_));
     std::vector<GroupCall> calls = plan_group(group_, dir, may_bridge, view_may_be_usable, limits_);
     const bool wants_view = std::any_of(
         calls.begin(), calls.end(), [](const GroupCall &c) { return c.kind == GroupCall::Kind::ViewWrite; });
     if (wants_view && !view_usable_) {
-        view_usable_ = io_->own_view_usable();
+        view_usable_ = io_->own_view_usable(regular_runs_);
         if (!*view_usable_)
             calls = plan_group(group_, dir, may_bridge, false, limits_);
     }

@@ -57,6 +57,7 @@ private:
     std::vector<char *> group_memory_;  // its segments' memory
     std::optional<bool> view_usable_;   // asked once per write that could use it
     bool stretch_by_stretch_ = false;   // this write's group is one stretch, written without a plan
+    bool regular_runs_ = false;         // this write's file runs are regular (a view is an hvector)
     std::vector<int> view_lengths_;     // a view write's block lengths and offsets
     std::vector<MPI_Aint> view_offsets_;
 };

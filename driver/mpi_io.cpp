@@ -138,8 +138,18 @@ void MpiIo::write_bytes(haddr_t addr, const char *buf, std::size_t bytes) {
 // (set on the shared handle by H5Fset_mpi_atomicity) and where writes are visible without
 // MPI_File_sync (decided at open). Write sieving is disabled on it: sieving reads the holes between
 // the runs and writes them back, which loses whatever another rank writes there meanwhile.
-bool MpiIo::own_view_usable() {
+bool MpiIo::own_view_may_be_usable(bool regular) {
     if (!own_settings_.allowed || own_unusable_)
+        return false;
+    if (regular || own_settings_.any_layer)
+        return true;
+    if (!irregular_views_pay_off_)
+        irregular_views_pay_off_ = irregular_view_writes_pay_off(*shared_);
+    return *irregular_views_pay_off_;
+}
+
+bool MpiIo::own_view_usable(bool regular) {
+    if (!own_view_may_be_usable(regular))
         return false;
     int atomic = 0;
     check_mpi(MPI_File_get_atomicity(*shared_, &atomic), "MPI_File_get_atomicity");
@@ -147,10 +157,6 @@ bool MpiIo::own_view_usable() {
         return false;
     if (own_ != MPI_FILE_NULL)
         return true;
-    if (!own_settings_.any_layer && !view_writes_pay_off(*shared_)) {
-        own_unusable_ = true; // Open MPI's ROMIO: a call per run costs less, and no second open
-        return false;
-    }
     Info hints;
     if (own_settings_.hints != MPI_INFO_NULL)
         check_mpi(MPI_Info_dup(own_settings_.hints, hints.out()), "MPI_Info_dup");

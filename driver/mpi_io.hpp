@@ -69,13 +69,15 @@ public:
     std::size_t read_bytes(haddr_t addr, char *buf, std::size_t bytes);
     void write_bytes(haddr_t addr, const char *buf, std::size_t bytes);
 
-    // Whether the rank's own handle can take view writes now (not in MPI atomic mode, and only
-    // where the settings and the MPI-IO layer allow), opening it on first use. Local; false also
-    // when it cannot be opened (the caller then writes run by run).
-    bool own_view_usable();
-    // Local, no MPI call: false once the own handle is known to be of no use for this file (the
-    // settings, the layer, or a failed open), so that a plan need not consider a view write.
-    bool own_view_may_be_usable() const { return own_settings_.allowed && !own_unusable_; }
+    // Whether the rank's own handle can take a view write of runs now (not in MPI atomic mode, and
+    // only where the settings and the MPI-IO layer allow: under Open MPI's ROMIO only `regular`
+    // runs, mpi_layer.hpp), opening it on first use. Local; false also when it cannot be opened
+    // (the caller then writes run by run).
+    bool own_view_usable(bool regular);
+    // Local, no MPI call after the first: false when a view write of such runs is known to be of
+    // no use for this file (the settings, the layer, or a failed open), so that a plan need not
+    // consider one.
+    bool own_view_may_be_usable(bool regular);
     // One MPI_File_write_at of `bytes` contiguous bytes through the view `file_type` at `disp` on
     // the rank's own handle; throws Error(Io) unless every byte moved. Local.
     void write_through_own_view(haddr_t disp, MPI_Datatype file_type, const char *data, std::size_t bytes,
@@ -124,6 +126,7 @@ private:
     OwnHandleSettings own_settings_;
     MPI_File own_ = MPI_FILE_NULL;
     bool own_unusable_ = false;
+    std::optional<bool> irregular_views_pay_off_; // the layer's answer, asked once per file
     haddr_t eof_ = 0;
     Stats stats_{};
     bool timing_ = false;  // a timer is running

@@ -68,7 +68,7 @@ bool open_dropped_hints(MPI_File fh) {
     return facts.open_mpi && facts.open_mpi_major >= 5 && lists_romio_hints(fh);
 }
 
-bool view_writes_pay_off(MPI_File fh) {
+bool irregular_view_writes_pay_off(MPI_File fh) {
     const LayerFacts &facts = layer_facts();
     if (!facts.open_mpi)
         return true; // MPICH's ROMIO

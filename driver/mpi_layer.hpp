@@ -25,14 +25,15 @@ bool open_needs_agreement_first();
 // file opens it with the same component, so every rank gets the same answer.
 bool open_dropped_hints(MPI_File fh);
 
-// Local. Whether one write through a file view of many short runs costs less than a write call
-// per run on `fh` (with write sieving off, as a view write needs it, both make a system call per
-// run under ROMIO; OMPIO gathers a view's runs into few). Measured per H5Dwrite of an irregular
-// selection (callgrind, docs/measurements.md): OMPIO and MPICH's ROMIO take the view for fewer
-// instructions than the calls, Open MPI's ROMIO (romio321, romio341) for 1.5x more (it duplicates
-// and flattens the view's type through the MPI API at every MPI_File_set_view). False under Open
-// MPI's ROMIO: when its io components exclude OMPIO, or in Open MPI 5 or later when the handle
-// lists ROMIO's hints; true otherwise (also when it cannot tell).
-bool view_writes_pay_off(MPI_File fh);
+// Local. Whether one write through a file view of many short irregular runs (an hindexed type)
+// costs less than a write call per run on `fh` (with write sieving off, as a view write needs it,
+// both make a system call per run under ROMIO; OMPIO gathers a view's runs into few). Measured
+// per H5Dwrite of an irregular selection (callgrind, docs/measurements.md): OMPIO and MPICH's
+// ROMIO take the view for fewer instructions than the calls, Open MPI's ROMIO (romio321,
+// romio341) for 1.5x more: it duplicates and flattens the view's type through the MPI API at every
+// MPI_File_set_view, cheap for an hvector of regular runs, not for an hindexed one. False under
+// Open MPI's ROMIO: when its io components exclude OMPIO, or in Open MPI 5 or later when the
+// handle lists ROMIO's hints; true otherwise (also when it cannot tell).
+bool irregular_view_writes_pay_off(MPI_File fh);
 
 } // namespace mpiio

@@ -177,6 +177,19 @@ const MpiDescription &IoRequest::mpi() {
     return mpi_;
 }
 
+bool IoRequest::regular_file_runs() const {
+    if (source_ == Source::Contiguous)
+        return true;
+    if (source_ != Source::Pieces)
+        return false;
+    for (std::size_t k : facts_->order) {
+        const sel::TypeShape shape = pieces_[k].types.file.shape;
+        if (shape != sel::TypeShape::Vector && shape != sel::TypeShape::Contiguous)
+            return false;
+    }
+    return true;
+}
+
 void IoRequest::copy_duplicates() const {
     if (!has_duplicates_)
         return;

@@ -147,8 +147,8 @@ TEST_F(EngineTest, WritesRewriteHolesOnlyWhenAllowed) {
 }
 
 // view_writes=auto: the same runs through the rank's own view only where the layer writes a view
-// for less than a call per run (mpi_layer.hpp: not Open MPI's ROMIO), else a call per run and no
-// own handle.
+// of irregular runs for less than a call per run (mpi_layer.hpp: not Open MPI's ROMIO), else a
+// call per run and no own handle.
 TEST_F(EngineTest, AutoViewWritesOnlyWhereTheLayerSavesCalls) {
     mpiio::MpiIo io;
     io.bind(&fh_, mpiio::OwnHandleSettings{path_, info_, true, false}, kFileBytes);
@@ -161,7 +161,7 @@ TEST_F(EngineTest, AutoViewWritesOnlyWhereTheLayerSavesCalls) {
     calls_.clear();
     IoRequest request = IoRequest::runs(runs);
     engine.move(request, Direction::Write, false);
-    const bool view = mpiio::view_writes_pay_off(fh_);
+    const bool view = mpiio::irregular_view_writes_pay_off(fh_);
     ASSERT_EQ(calls_.size(), view ? 1u : 64u);
     for (const CallRecord &c : calls_)
         EXPECT_EQ(c.kind, view ? 'v' : 'w');

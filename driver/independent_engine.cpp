@@ -156,6 +156,8 @@ void IndependentEngine::staged(IoRequest &request, Direction dir, bool may_bridg
     // A write that may neither bridge holes nor use a view is a call per stretch of file-adjacent
     // segments: what plan_group would list, written as each stretch ends instead of planned (under
     // ROMIO, irregular selections of 10,000 runs: 1.3 M instructions of planning per H5Dwrite).
+    // Only where plan_group's group limits (staging_buffer, kGroupSegments) would cut a stretch in
+    // two does this make one call fewer.
     regular_runs_ = request.regular_file_runs();
     stretch_by_stretch_ =
         dir == Direction::Write && !may_bridge && !io_->own_view_may_be_usable(regular_runs_);
@@ -267,19 +269,29 @@ void IndependentEngine::run_group_calls(const std::vector<GroupCall> &calls, Dir
     }
 }
 
-// Local. The group as one stretch (file-adjacent segments): one segment straight from memory, more
-// copied into the staging buffer and written with one call (plan_group's Direct and WriteSpan).
+// Local. The group's file-adjacent segments as plan_group's stretches: a segment of kDirectBytes or
+// more (add_segment merges segments adjacent in memory too, so one can grow that long) straight
+// from memory on its own; between such segments, a lone segment straight from memory, several
+// copied into the staging buffer and written with one call.
 void IndependentEngine::write_stretch() {
-    if (group_.size() == 1) {
-        io_->write_bytes(group_.front().addr, group_memory_.front(), group_.front().len);
-        return;
+    const std::size_t n = group_.size();
+    auto is_long = [&](std::size_t i) { return group_[i].len >= IndependentLimits::kDirectBytes; };
+    for (std::size_t i = 0; i < n;) {
+        std::size_t j = i + 1;
+        while (!is_long(i) && j < n && !is_long(j))
+            ++j;
+        if (j - i == 1) {
+            io_->write_bytes(group_[i].addr, group_memory_[i], group_[i].len);
+        } else {
+            const haddr_t base = group_[i].addr;
+            const std::size_t span = group_[j - 1].addr + group_[j - 1].len - base;
+            char *buffer = staging_.at_least(span);
+            for (std::size_t k = i; k < j; ++k)
+                std::memcpy(buffer + (group_[k].addr - base), group_memory_[k], group_[k].len);
+            io_->write_bytes(base, buffer, span);
+        }
+        i = j;
     }
-    const haddr_t base = group_.front().addr;
-    const std::size_t span = group_.back().addr + group_.back().len - base;
-    char *buffer = staging_.at_least(span);
-    for (std::size_t i = 0; i < group_.size(); ++i)
-        std::memcpy(buffer + (group_[i].addr - base), group_memory_[i], group_[i].len);
-    io_->write_bytes(base, buffer, span);
 }
 
 // Local. Segments [first, last) as one MPI_File_write_at through a view of the rank's own handle:

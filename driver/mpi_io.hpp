@@ -70,9 +70,9 @@ public:
     void write_bytes(haddr_t addr, const char *buf, std::size_t bytes);
 
     // Whether the rank's own handle can take a view write of runs now (not in MPI atomic mode, and
-    // only where the settings and the MPI-IO layer allow: under Open MPI's ROMIO only `regular`
-    // runs, mpi_layer.hpp), opening it on first use. Local; false also when it cannot be opened
-    // (the caller then writes run by run).
+    // only where the settings and the MPI-IO layer allow: with view_writes=auto, under Open MPI's
+    // ROMIO only `regular` runs, mpi_layer.hpp), opening it on first use. Local; false also when it cannot be
+    // opened (the caller then writes run by run).
     bool own_view_usable(bool regular);
     // Local, no MPI call after the first: false when a view write of such runs is known to be of
     // no use for this file (the settings, the layer, or a failed open), so that a plan need not

@@ -177,17 +177,18 @@ const MpiDescription &IoRequest::mpi() {
     return mpi_;
 }
 
+// One piece whose file type is contiguous or a one-level vector: runs of one length at one spacing.
+// A nested vector (a 2-D hyperslab with gaps between rows) or several pieces are not evenly spaced
+// across rows or pieces, so their view would be an hindexed type.
 bool IoRequest::regular_file_runs() const {
     if (source_ == Source::Contiguous)
         return true;
-    if (source_ != Source::Pieces)
+    if (source_ != Source::Pieces || facts_->order.size() != 1)
         return false;
-    for (std::size_t k : facts_->order) {
-        const sel::TypeShape shape = pieces_[k].types.file.shape;
-        if (shape != sel::TypeShape::Vector && shape != sel::TypeShape::Contiguous)
-            return false;
-    }
-    return true;
+    const sel::TypeSpec &file = pieces_[facts_->order.front()].types.file;
+    return file.shape == sel::TypeShape::Contiguous ||
+           (file.shape == sel::TypeShape::Vector && file.layout && file.layout->runs.empty() &&
+            file.layout->levels.size() <= 1);
 }
 
 void IoRequest::copy_duplicates() const {
@@ -285,8 +286,8 @@ IoRequest RequestBuilder::irregular_runs(const sel::SelectionPiece &p, const sel
         }
         memory += size;
     }
-    if (!ascending) // HDF5 visits a hyperslab in ascending order; never trust it blindly
-        sel::sort_and_merge(runs_);
+    if (!ascending) // as the typed path (piece_pair.cpp): never a byte moved for such a selection
+        throw Error(ErrorKind::Internal, "HDF5 listed a hyperslab's runs out of order or overlapping");
     return IoRequest::runs(runs_);
 }
 

@@ -72,8 +72,8 @@ public:
                (source_ == Source::Pieces && facts_->order.size() == 1);
     }
     Source source() const { return source_; }
-    // The file side is one regular hyperslab (or contiguous) per piece: its runs have one length at
-    // one spacing per piece, a view of them an hvector (cheap for any MPI-IO layer to flatten).
+    // The file side is one range, or one piece of runs of one length at one spacing (a one-level
+    // vector): a view of them is an hvector, cheap for any MPI-IO layer to flatten.
     bool regular_file_runs() const;
 
     // Local. The request as MPI datatypes, built on first use (a collective transfer on the

@@ -231,8 +231,9 @@ bool open_mpi_romio() {
     MPI_Get_library_version(version, &length);
     if (std::string(version).find("Open MPI") == std::string::npos)
         return false;
-    const char *io = std::getenv("OMPI_MCA_io");
-    return io != nullptr && std::string(io).find("romio") != std::string::npos;
+    const char *io = std::getenv("OMPI_MCA_io"); // a list, or ^list to exclude
+    return io != nullptr && io[0] != '^' && std::string(io).find("romio") != std::string::npos &&
+           std::string(io).find("ompio") == std::string::npos;
 }
 
 // This rank's `blocks` irregular blocks (1 + b % 3 elements at element 10 * b + b % 4 of its

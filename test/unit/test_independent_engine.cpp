@@ -176,17 +176,22 @@ TEST_F(EngineTest, AutoViewWritesOnlyWhereTheLayerSavesCalls) {
 // without a plan: the same calls as the planned path (below kViewWriteMinRuns stretches, where the
 // plan takes no view either). Stretches: two file-adjacent segments with separate memory (one
 // staged call), a lone segment (straight from memory), a 64 KiB segment (a call of its own) and a
-// segment file-adjacent to it (a stretch of its own: long segments join nothing).
+// segment file-adjacent to it (a stretch of its own: long segments join nothing), then two 40 KiB
+// runs adjacent in file and memory (merged into one 80 KiB segment: long, so on its own too) and a
+// segment file-adjacent to them with separate memory.
 TEST_F(EngineTest, WritesWithoutBridgeOrViewGoStretchByStretch) {
-    std::vector<char> memory(80 * K);
+    std::vector<char> memory(170 * K);
     for (std::size_t k = 0; k < memory.size(); ++k)
         memory[k] = static_cast<char>('A' + k % 23);
     const std::vector<mpiio::Run> runs = {{0, K, memory.data()},
                                           {K, K, memory.data() + 2 * K},
                                           {4 * K, K, memory.data() + 4 * K},
                                           {8 * K, 64 * K, memory.data() + 6 * K},
-                                          {72 * K, K, memory.data() + 70 * K}};
-    const char *want = "w 0+2048, w 4096+1024, w 8192+65536, w 73728+1024";
+                                          {72 * K, K, memory.data() + 70 * K},
+                                          {80 * K, 40 * K, memory.data() + 72 * K},
+                                          {120 * K, 40 * K, memory.data() + 112 * K},
+                                          {160 * K, K, memory.data() + 160 * K}};
+    const char *want = "w 0+2048, w 4096+1024, w 8192+65536, w 73728+1024, w 81920+81920, w 163840+1024";
     EXPECT_EQ(move(IoRequest::runs(runs), Direction::Write, false), want) << "planned";
     mpiio::MpiIo io;
     io.bind(&fh_, mpiio::OwnHandleSettings{path_, info_, false, false}, kFileBytes); // view_writes=off

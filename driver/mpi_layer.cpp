@@ -52,6 +52,8 @@ const LayerFacts &layer_facts() {
 
 bool open_needs_agreement_first() { return layer_facts().ompio_possible; }
 
+namespace {
+
 // Local. Whether `fh` lists ROMIO's defaults (romio_cb_read among them); OMPIO lists no romio_
 // hint, and neither does Open MPI 4.1's romio321.
 bool lists_romio_hints(MPI_File fh) {
@@ -62,6 +64,8 @@ bool lists_romio_hints(MPI_File fh) {
     MPI_Info_get_valuelen(in_effect.get(), "romio_cb_read", &length, &present);
     return present != 0;
 }
+
+} // namespace
 
 bool open_dropped_hints(MPI_File fh) {
     const LayerFacts &facts = layer_facts();

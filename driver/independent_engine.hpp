@@ -47,6 +47,7 @@ private:
     void add_segment(haddr_t addr, char *memory, std::size_t len, Direction dir, bool may_bridge);
     void flush_group(Direction dir, bool may_bridge);
     void run_group_calls(const std::vector<GroupCall> &calls, Direction dir);
+    void write_stretches(const IoRequest &request);
     void write_stretch();
     void view_write(const GroupCall &call);
 
@@ -56,7 +57,7 @@ private:
     std::vector<PlannedSegment> group_; // the staged group being collected
     std::vector<char *> group_memory_;  // its segments' memory
     std::optional<bool> view_usable_;   // asked once per write that could use it
-    bool stretch_by_stretch_ = false;   // this write's group is one stretch, written without a plan
+    bool stretch_by_stretch_ = false;   // this write goes stretch by stretch, without a plan
     bool regular_runs_ = false;         // this write's file runs are regular (a view is an hvector)
     std::vector<int> view_lengths_;     // a view write's block lengths and offsets
     std::vector<MPI_Aint> view_offsets_;

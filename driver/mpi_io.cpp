@@ -65,18 +65,22 @@ std::size_t MpiIo::moved(const MPI_Status &status, const MemoryBuffer &memory) c
 // Local (independent calls) or collective (the *_all calls): the one place where the shared
 // handle's data calls are made - timed, their count checked and counted. Reads zero the memory
 // past what they moved (past the end of the file); a write that moved less than asked throws.
-std::size_t MpiIo::call(Call c, MPI_Offset offset, const MemoryBuffer &memory) {
+// The kind is a template argument so that a run-by-run transfer, a call per run, pays for no
+// table lookup or branch on it (callgrind, romio321, irregular/ind: 40 of this function's 77
+// instructions per call went).
+template <MpiIo::Call C> std::size_t MpiIo::call(MPI_Offset offset, const MemoryBuffer &memory) {
     struct Kind {
         const char *name;
         MemoryCall fn;
         bool write, collective;
     };
-    static const Kind kKinds[] = {{"MPI_File_read_at", MPI_File_read_at, false, false},
-                                  {"MPI_File_write_at", from_const<MPI_File_write_at>, true, false},
-                                  {"MPI_File_read_at_all", MPI_File_read_at_all, false, true},
-                                  {"MPI_File_write_at_all", from_const<MPI_File_write_at_all>, true, true}};
-    const Kind &k = kKinds[static_cast<std::size_t>(c) % std::size(kKinds)];
-    const bool write = k.write, collective = k.collective;
+    static constexpr Kind kKinds[] = {
+        {"MPI_File_read_at", MPI_File_read_at, false, false},
+        {"MPI_File_write_at", from_const<MPI_File_write_at>, true, false},
+        {"MPI_File_read_at_all", MPI_File_read_at_all, false, true},
+        {"MPI_File_write_at_all", from_const<MPI_File_write_at_all>, true, true}};
+    static constexpr Kind k = kKinds[static_cast<std::size_t>(C)];
+    constexpr bool write = k.write, collective = k.collective;
     const char *name = k.name;
     MPI_Status status{};
     int code = MPI_SUCCESS;
@@ -107,12 +111,12 @@ std::size_t MpiIo::call(Call c, MPI_Offset offset, const MemoryBuffer &memory) {
 
 std::size_t MpiIo::read_at(haddr_t addr, const MemoryBuffer &memory) {
     check_address(addr, memory.bytes);
-    return call(Call::ReadAt, static_cast<MPI_Offset>(addr), memory);
+    return call<Call::ReadAt>(static_cast<MPI_Offset>(addr), memory);
 }
 
 void MpiIo::write_at(haddr_t addr, const MemoryBuffer &memory) {
     check_address(addr, memory.bytes);
-    call(Call::WriteAt, static_cast<MPI_Offset>(addr), memory);
+    call<Call::WriteAt>(static_cast<MPI_Offset>(addr), memory);
     eof_ = std::max<haddr_t>(eof_, addr + memory.bytes);
 }
 
@@ -221,11 +225,14 @@ void MpiIo::reset_view(MPI_Info hints) {
 }
 
 std::size_t MpiIo::read_all(MPI_Offset offset, const MemoryBuffer &memory, bool individual) {
-    return call(individual ? Call::ReadAt : Call::ReadAtAll, offset, memory);
+    return individual ? call<Call::ReadAt>(offset, memory) : call<Call::ReadAtAll>(offset, memory);
 }
 
 void MpiIo::write_all(MPI_Offset offset, const MemoryBuffer &memory, bool individual, haddr_t end) {
-    call(individual ? Call::WriteAt : Call::WriteAtAll, offset, memory);
+    if (individual)
+        call<Call::WriteAt>(offset, memory);
+    else
+        call<Call::WriteAtAll>(offset, memory);
     if (memory.bytes > 0)
         eof_ = std::max(eof_, end);
 }

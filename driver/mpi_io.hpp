@@ -115,7 +115,7 @@ public:
 
 private:
     enum class Call { ReadAt, WriteAt, ReadAtAll, WriteAtAll };
-    std::size_t call(Call c, MPI_Offset offset, const MemoryBuffer &memory);
+    template <Call C> std::size_t call(MPI_Offset offset, const MemoryBuffer &memory);
     std::size_t moved(const MPI_Status &status, const MemoryBuffer &memory) const;
     void record(char kind, haddr_t addr, std::size_t bytes) {
         if (log_ != nullptr)

@@ -238,11 +238,12 @@ IoRequest RequestBuilder::selection(std::span<const sel::SelectionPiece> pieces,
             if (const auto c = sel::as_contiguous(spaces, p.element_size))
                 return IoRequest::contiguous(p.addr + static_cast<haddr_t>(c->file_offset),
                                              p.buf + c->mem_offset, static_cast<std::size_t>(c->bytes));
-            const bool irregular_file =
-                spaces.file.kind == H5S_SEL_HYPERSLABS && !spaces.file.regular && spaces.file.npoints > 0;
-            if (independent && irregular_file &&
+            const bool irregular_file = (spaces.file.kind == H5S_SEL_HYPERSLABS && !spaces.file.regular) ||
+                                        spaces.file.kind == H5S_SEL_POINTS;
+            if (independent && irregular_file && spaces.file.npoints > 0 &&
                 (p.mem_space == H5S_BLOCK || sel::one_linear_range(spaces.mem, p.element_size)))
-                return irregular_runs(p, spaces);
+                if (auto runs = ascending_runs(p, spaces))
+                    return *runs;
         }
         typed_.push_back(sel::TypedPiece{static_cast<MPI_Offset>(p.addr), p.buf,
                                          sel::build_piece_pair(spaces, p.element_size, &cache)});
@@ -265,8 +266,12 @@ IoRequest RequestBuilder::selection(std::span<const sel::SelectionPiece> pieces,
     return IoRequest::runs(runs_, typed_);
 }
 
-// Local. The piece's file runs in HDF5's (ascending) order, its memory one block.
-IoRequest RequestBuilder::irregular_runs(const sel::SelectionPiece &p, const sel::PieceSpaces &spaces) {
+// Local. The piece's file runs in selection order, its memory one block. An irregular hyperslab
+// lists them ascending; points come in the order the application gave, and only points already
+// ascending (h5bench's, most analysis codes') take this path: the others return nothing and go the
+// typed way, which sorts them and keeps the last of an element named twice (piece_pair.cpp).
+std::optional<IoRequest> RequestBuilder::ascending_runs(const sel::SelectionPiece &p,
+                                                        const sel::PieceSpaces &spaces) {
     runs_.clear();
     typed_.clear();
     char *memory =
@@ -274,20 +279,27 @@ IoRequest RequestBuilder::irregular_runs(const sel::SelectionPiece &p, const sel
     sel::SequenceReader reader(p.file_space, spaces.file, p.element_size);
     MPI_Aint disp = 0;
     MPI_Count len = 0;
-    bool ascending = true;
+    std::size_t n = 0; // runs_ grows ahead and is cut to n at the end: no push_back per run
     while (reader.next(disp, len)) {
         const haddr_t addr = p.addr + static_cast<haddr_t>(disp);
         const auto size = static_cast<std::size_t>(len);
-        if (!runs_.empty() && runs_.back().addr + runs_.back().size == addr) {
-            runs_.back().size += size; // adjacent in the file, and in memory (one block)
+        if (n > 0 && runs_[n - 1].addr + runs_[n - 1].size == addr) {
+            runs_[n - 1].size += size; // adjacent in the file, and in memory (one block)
+        } else if (n > 0 && runs_[n - 1].addr + runs_[n - 1].size > addr) {
+            if (spaces.file.kind == H5S_SEL_POINTS) {
+                runs_.clear(); // the typed path starts from empty lists
+                return std::nullopt;
+            }
+            // as the typed path (piece_pair.cpp): never a byte moved for such a hyperslab
+            throw Error(ErrorKind::Internal, "HDF5 listed a hyperslab's runs out of order or overlapping");
         } else {
-            ascending = ascending && (runs_.empty() || runs_.back().addr + runs_.back().size < addr);
-            runs_.push_back(Run{addr, size, memory});
+            if (n == runs_.size())
+                runs_.resize(std::max<std::size_t>(64, 2 * n));
+            runs_[n++] = Run{addr, size, memory};
         }
         memory += size;
     }
-    if (!ascending) // as the typed path (piece_pair.cpp): never a byte moved for such a selection
-        throw Error(ErrorKind::Internal, "HDF5 listed a hyperslab's runs out of order or overlapping");
+    runs_.resize(n);
     return IoRequest::runs(runs_);
 }
 

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -132,10 +133,10 @@ public:
     // ascending sequence (two selections of the same bytes' range) become sorted byte runs. Throws
     // Error(Selection) for selections HDF5 describes inconsistently, before any byte moves.
     // `independent`: the independent engine will move it, so a single piece whose file side is an
-    // irregular hyperslab and whose memory is one block becomes byte runs straight from HDF5's
-    // sequence list, with no datatype and no shape hash (the engine walks runs; building them as a
-    // type first cost the plugin 1.5x the built-in driver's instructions per H5Dwrite under ROMIO,
-    // h5bench_vfd irregular/ind).
+    // irregular hyperslab or ascending points and whose memory is one block becomes byte runs
+    // straight from HDF5's sequence list, with no datatype and no shape hash (the engine walks
+    // runs; building them as a type first cost the plugin 1.5x the built-in driver's instructions
+    // per H5Dwrite under ROMIO, h5bench_vfd irregular/ind, 1.4x for points/ind).
     IoRequest selection(std::span<const selection::SelectionPiece> pieces, selection::TypeCache &cache,
                         bool independent = false);
 
@@ -143,7 +144,8 @@ public:
     void trim();
 
 private:
-    IoRequest irregular_runs(const selection::SelectionPiece &piece, const selection::PieceSpaces &spaces);
+    std::optional<IoRequest> ascending_runs(const selection::SelectionPiece &piece,
+                                            const selection::PieceSpaces &spaces);
 
     std::vector<Run> runs_;
     std::vector<selection::TypedPiece> typed_;

@@ -74,7 +74,7 @@ bool SequenceReader::fetch() {
     return true;
 }
 
-bool SequenceReader::next(MPI_Aint &disp, MPI_Count &len) {
+bool SequenceReader::next_batch(MPI_Aint &disp, MPI_Count &len) {
     if (single_) {
         if (done_)
             return false;
@@ -84,17 +84,15 @@ bool SequenceReader::next(MPI_Aint &disp, MPI_Count &len) {
         seen_bytes_ = expected_bytes_;
         return true;
     }
-    if (pos_ == n_ && !fetch())
+    if (!fetch())
         return false;
-    disp = static_cast<MPI_Aint>(off_[pos_]);
-    len = static_cast<MPI_Count>(len_[pos_]);
-    ++pos_;
-    seen_bytes_ += len;
-    if (disp < low_ || disp + static_cast<MPI_Aint>(len) > high_ || seen_bytes_ > expected_bytes_)
-        inconsistent(
-            "its iterator yields element " + std::to_string(disp / static_cast<MPI_Aint>(elem_size_)) +
-            (seen_bytes_ > expected_bytes_ ? ", one more than it has" : ", outside its bounding box"));
+    take(disp, len);
     return true;
+}
+
+void SequenceReader::inconsistent_element(MPI_Aint disp) const {
+    inconsistent("its iterator yields element " + std::to_string(disp / static_cast<MPI_Aint>(elem_size_)) +
+                 (seen_bytes_ > expected_bytes_ ? ", one more than it has" : ", outside its bounding box"));
 }
 
 Runs sequence_runs(hid_t space, const SpaceInfo &info, std::size_t elem_size) {

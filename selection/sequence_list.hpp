@@ -35,14 +35,31 @@ public:
     SequenceReader(const SequenceReader &) = delete;
     SequenceReader &operator=(const SequenceReader &) = delete;
     ~SequenceReader();
-    // Next sequence in selection order; false after the last. Local.
-    bool next(MPI_Aint &disp, MPI_Count &len);
+    // Next sequence in selection order; false after the last. Local. Inline: an irregular or
+    // point selection calls it once per run (callgrind: 40 instructions a run out of line).
+    bool next(MPI_Aint &disp, MPI_Count &len) {
+        if (single_ || pos_ == n_)
+            return next_batch(disp, len);
+        take(disp, len);
+        return true;
+    }
     // Bytes the selection holds (npoints x element size).
     MPI_Count total_bytes() const { return expected_bytes_; }
 
 private:
     [[noreturn]] void inconsistent(const std::string &what) const;
+    [[noreturn]] void inconsistent_element(MPI_Aint disp) const;
     bool fetch(); // the next batch from HDF5; false when the selection is exhausted
+    bool next_batch(MPI_Aint &disp, MPI_Count &len); // next() at the start of a batch
+    // The sequence at pos_, checked against the bounding box and the element count.
+    void take(MPI_Aint &disp, MPI_Count &len) {
+        disp = static_cast<MPI_Aint>(off_[pos_]);
+        len = static_cast<MPI_Count>(len_[pos_]);
+        ++pos_;
+        seen_bytes_ += len;
+        if (disp < low_ || disp + static_cast<MPI_Aint>(len) > high_ || seen_bytes_ > expected_bytes_)
+            inconsistent_element(disp);
+    }
 
     static constexpr std::size_t kFirstBatch = 64;
     hid_t iter_ = H5I_INVALID_HID;

@@ -1,9 +1,9 @@
 // Selection I/O end to end on 1-4 ranks: seeded random selections of every kind (regular and
-// irregular hyperslabs, points in random order) on the file side, paired with differently shaped
-// memory selections, written and read in both transfer modes through the built-in mpio driver and
-// through mpiio; the files must hold the same contents and every rank must read back what it
-// wrote. Also: H5Dwrite_multi, and collective writes with holes into a dataset without fill
-// values, where every unselected element must read as zero.
+// irregular hyperslabs, points in random and in ascending order) on the file side, paired with
+// differently shaped memory selections, written and read in both transfer modes through the
+// built-in mpio driver and through mpiio; the files must hold the same contents and every rank
+// must read back what it wrote. Also: H5Dwrite_multi, and collective writes with holes into a dataset without
+// fill values, where every unselected element must read as zero.
 #include "h5fd_mpiio.h"
 #include "test_support.hpp"
 
@@ -20,7 +20,12 @@ using namespace mpiio_test;
 
 constexpr hsize_t kRows = 48, kCols = 40;
 
-enum class Kind { Regular, Irregular, Points };
+// Points: random order into a permuted buffer. PointsInOrder / PointsToBlock: ascending / random
+// order into one block of memory (the independent runs path takes the first, the typed path the
+// second: request.cpp ascending_runs).
+enum class Kind { Regular, Irregular, Points, PointsInOrder, PointsToBlock };
+constexpr Kind kKinds[] = {Kind::Regular, Kind::Irregular, Kind::Points, Kind::PointsInOrder,
+                           Kind::PointsToBlock};
 
 unsigned seed_base() {
     const char *s = std::getenv("MPIIO_SELIO_SEED");
@@ -54,7 +59,9 @@ void select_file(hid_t space, Kind kind, std::mt19937 &rng) {
         }
         break;
     }
-    case Kind::Points: {
+    case Kind::Points:
+    case Kind::PointsInOrder:
+    case Kind::PointsToBlock: {
         std::vector<hsize_t> coords;
         std::bernoulli_distribution take(0.3);
         for (hsize_t i = first; i < first + rows; ++i)
@@ -66,7 +73,8 @@ void select_file(hid_t space, Kind kind, std::mt19937 &rng) {
         // random order: the driver must sort the file side and permute memory to match
         std::vector<size_t> order(coords.size() / 2);
         std::iota(order.begin(), order.end(), 0);
-        std::shuffle(order.begin(), order.end(), rng);
+        if (kind != Kind::PointsInOrder)
+            std::shuffle(order.begin(), order.end(), rng);
         std::vector<hsize_t> shuffled;
         for (size_t k : order) {
             shuffled.push_back(coords[2 * k]);
@@ -93,7 +101,9 @@ Hid memory_space(hsize_t n, Kind kind, std::mt19937 &rng) {
         H5Sselect_hyperslab(s, H5S_SELECT_SET, &start, &stride, &count, nullptr);
         return s;
     }
-    case Kind::Irregular: { // one block, 3 elements into a longer buffer (the memory's offset)
+    case Kind::Irregular:
+    case Kind::PointsInOrder:
+    case Kind::PointsToBlock: { // one block, 3 elements into a longer buffer (the memory's offset)
         const hsize_t dims = n + 5, start = 3, count = n;
         Hid s(H5Screate_simple(1, &dims, nullptr));
         H5Sselect_hyperslab(s, H5S_SELECT_SET, &start, nullptr, &count, nullptr);
@@ -125,7 +135,7 @@ Written write_random(Driver driver, H5FD_mpio_xfer_t mode, unsigned seed, const 
     const hsize_t dims[2] = {kRows, kCols};
     Hid dxpl = make_dxpl(mode);
     int kind_index = 0;
-    for (Kind kind : {Kind::Regular, Kind::Irregular, Kind::Points}) {
+    for (Kind kind : kKinds) {
         for (bool chunked : {false, true}) {
             std::mt19937 rng(seed + 7919u * static_cast<unsigned>(world_rank()) + 31u * kind_index++ +
                              (chunked ? 1000u : 0u));

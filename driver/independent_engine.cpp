@@ -158,13 +158,23 @@ void IndependentEngine::staged(IoRequest &request, Direction dir, bool may_bridg
     // segments: what plan_group would list, written as each stretch ends instead of planned (under
     // ROMIO, irregular selections of 10,000 runs: 1.3 M instructions of planning per H5Dwrite).
     // Only where plan_group's group limits (staging_buffer, kGroupSegments) would cut a stretch in
-    // two does this make one call fewer.
+    // two does this make one call fewer. Reads never use a view, and their spans are decided
+    // segment by segment: they stream too (stream_segments).
     regular_runs_ = request.regular_file_runs();
     stretch_by_stretch_ =
         dir == Direction::Write && !may_bridge && !io_->own_view_may_be_usable(regular_runs_);
-    if (stretch_by_stretch_) {
-        write_stretches(request);
-        return;
+    // Streaming pays where segments are mostly apart in the file (a run per segment); where memory
+    // cuts file runs into many segments (chunks read into a larger array) the group takes them
+    // directly (instructions.chunks: the stream cost 770 instructions more per 16 x 16 chunk read).
+    if (request.file_blocks() >= request.mem_blocks()) {
+        if (dir == Direction::Read) {
+            stream_segments<Direction::Read>(request, may_bridge);
+            return;
+        }
+        if (stretch_by_stretch_) {
+            stream_segments<Direction::Write>(request, may_bridge);
+            return;
+        }
     }
     request.for_each_segment([&](haddr_t addr, char *memory, std::size_t len) {
         add_segment(addr, memory, len, dir, may_bridge);
@@ -172,39 +182,71 @@ void IndependentEngine::staged(IoRequest &request, Direction dir, bool may_bridg
     flush_group(dir, may_bridge);
 }
 
-// Local. The stretch-by-stretch write: a segment that does not start where the one before ended
-// ends the stretch before it. A stretch of one segment (almost every run of an irregular or point
-// selection) is written straight from memory without entering the group: per run a comparison
-// and the MPI call, as the built-in driver (callgrind, romio321, irregular/ind: the group's
-// bookkeeping cost 150 instructions per run). Longer stretches go through add_segment.
-void IndependentEngine::write_stretches(const IoRequest &request) {
+// Local. True when a segment at `addr` cannot share a call with the segment before it, which
+// ended at `prev_end` (`prev_direct`: it was kDirectBytes or longer), whatever segments follow:
+// plan_group would start a new call with it. Writes here go stretch by stretch (no bridging, no
+// view): only a file-adjacent segment continues. Reads join the next stretch when its hole plus
+// its length is at most gap_cost (independent_plan.cpp, read_spans), so a segment that alone
+// exceeds that, or follows out of order, starts a new call.
+template <Direction D>
+bool IndependentEngine::starts_new_call(haddr_t prev_end, bool prev_direct, haddr_t addr,
+                                        std::size_t len) const {
+    if (addr == prev_end)
+        return false;
+    if constexpr (D == Direction::Write)
+        return true;
+    return addr < prev_end || prev_direct || len >= IndependentLimits::kDirectBytes ||
+           (addr - prev_end) + len > limits_.gap_cost;
+}
+
+// Local. Writes that go stretch by stretch, and reads: a segment that starts a new call
+// (starts_new_call) ends the calls before it. A segment that shares its call with no other
+// (almost every run of an irregular or point selection, every block of an interleaved read) moves
+// straight between memory and the file without entering the group: per run a comparison and the
+// MPI call, as the built-in driver (callgrind, romio321, irregular/ind: the group's bookkeeping
+// cost 150 instructions per run). Segments that may share a call go through add_segment and
+// plan_group, which make the calls the plan would. The direction is a template argument: this
+// runs once per segment.
+template <Direction D> void IndependentEngine::stream_segments(const IoRequest &request, bool may_bridge) {
     struct Lone {
         haddr_t addr = 0;
         char *memory = nullptr;
-        std::size_t len = 0; // 0: the stretch has no segment outside the group
+        std::size_t len = 0; // 0: no segment waits outside the group
     } lone;
-    haddr_t stretch_end = 0;
-    auto end_stretch = [&] {
-        if (lone.len != 0)
-            io_->write_bytes(lone.addr, lone.memory, std::exchange(lone.len, 0));
+    auto move_lone = [&] {
+        if constexpr (D == Direction::Read)
+            io_->read_bytes(lone.addr, lone.memory, lone.len);
         else
-            flush_group(Direction::Write, false);
+            io_->write_bytes(lone.addr, lone.memory, lone.len);
     };
+    haddr_t group_end = 0; // the last segment that went to add_segment
+    bool group_end_direct = false, any = false;
     request.for_each_segment([&](haddr_t addr, char *memory, std::size_t len) {
         if (len == 0)
             return;
-        if (addr != stretch_end)
-            end_stretch();
-        if (lone.len == 0 && group_.empty()) {
-            lone = Lone{addr, memory, len};
+        if (lone.len != 0) {
+            if (starts_new_call<D>(lone.addr + lone.len, lone.len >= IndependentLimits::kDirectBytes, addr,
+                                   len)) { // the common case
+                move_lone();
+                lone = Lone{addr, memory, len};
+                return;
+            }
+            add_segment(lone.addr, lone.memory, std::exchange(lone.len, 0), D, may_bridge);
+            add_segment(addr, memory, len, D, may_bridge);
+        } else if (any && !starts_new_call<D>(group_end, group_end_direct, addr, len)) {
+            add_segment(addr, memory, len, D, may_bridge);
         } else {
-            if (lone.len != 0)
-                add_segment(lone.addr, lone.memory, std::exchange(lone.len, 0), Direction::Write, false);
-            add_segment(addr, memory, len, Direction::Write, false);
+            flush_group(D, may_bridge);
+            lone = Lone{addr, memory, len};
         }
-        stretch_end = addr + len;
+        group_end = addr + len;
+        group_end_direct = len >= IndependentLimits::kDirectBytes;
+        any = true;
     });
-    end_stretch();
+    if (lone.len != 0)
+        move_lone();
+    else
+        flush_group(D, may_bridge);
 }
 
 // Local. Collects segments into groups that fit the staging buffer; long segments move at once.
@@ -228,7 +270,8 @@ void IndependentEngine::add_segment(haddr_t addr, char *memory, std::size_t len,
             last.len += len; // contiguous in both: one segment
             return;
         }
-        if (addr < last_end || !fits || group_.size() == IndependentLimits::kGroupSegments)
+        if (addr < last_end || !fits || group_.size() == IndependentLimits::kGroupSegments ||
+            (stretch_by_stretch_ && addr != last_end)) // a group is one stretch there (write_stretch)
             flush_group(dir, may_bridge);
     }
     const bool follows = !group_.empty() && group_memory_.back() + group_.back().len == memory;

@@ -47,7 +47,9 @@ private:
     void add_segment(haddr_t addr, char *memory, std::size_t len, Direction dir, bool may_bridge);
     void flush_group(Direction dir, bool may_bridge);
     void run_group_calls(const std::vector<GroupCall> &calls, Direction dir);
-    void write_stretches(const IoRequest &request);
+    template <Direction D>
+    bool starts_new_call(haddr_t prev_end, bool prev_direct, haddr_t addr, std::size_t len) const;
+    template <Direction D> void stream_segments(const IoRequest &request, bool may_bridge);
     void write_stretch();
     void view_write(const GroupCall &call);
 

@@ -98,7 +98,8 @@ template <MpiIo::Call C> std::size_t MpiIo::call(MPI_Offset offset, const Memory
     const std::size_t done = moved(status, memory);
     if (!write) {
         stats_.bytes_read += done;
-        zero_fill_after(memory, done);
+        if (done < memory.bytes) // past the end of the file: out of line, and rare
+            zero_fill_after(memory, done);
         return done;
     }
     if (done != memory.bytes)

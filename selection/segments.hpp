@@ -19,8 +19,20 @@ void for_each_segment(std::span<const TypedPiece> pieces, std::span<const std::s
     for (std::size_t k : order) {
         const TypedPiece &p = pieces[k];
         RunCursor file(p.types.file, static_cast<MPI_Aint>(p.file_address));
-        RunCursor mem(p.types.mem, 0);
         char *buffer = const_cast<char *>(static_cast<const char *>(p.buffer));
+        if (p.types.mem.shape == TypeShape::Contiguous && !p.types.mem.layout) {
+            // Memory one block (most reads and writes): only the file side is walked. The pairing
+            // checks do not apply: both sides hold p.types.file.bytes (TypePair).
+            char *memory = buffer + p.types.mem.offset;
+            MPI_Aint fd = 0;
+            MPI_Count len = 0;
+            while (file.next(fd, len)) {
+                emit(static_cast<std::uint64_t>(fd), memory, static_cast<std::size_t>(len));
+                memory += len;
+            }
+            continue;
+        }
+        RunCursor mem(p.types.mem, 0);
         pair_walk(file, &mem, [&](MPI_Aint fd, MPI_Aint md, MPI_Count len) {
             emit(static_cast<std::uint64_t>(fd), buffer + md, static_cast<std::size_t>(len));
         });

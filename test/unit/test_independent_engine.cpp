@@ -3,6 +3,7 @@
 // row names the MPI-IO calls the request must produce and checks every byte of the file and of
 // memory afterwards.
 #include "independent_engine.hpp"
+#include "independent_plan.hpp"
 #include "mpi_layer.hpp"
 #include "selection/indexed_type.hpp"
 #include "selection/mpi_build.hpp"
@@ -130,6 +131,37 @@ TEST_F(EngineTest, ReadsBridgeShortHolesAndReadLongOnesRunByRun) {
     EXPECT_EQ(memory[2 * K + 5], pattern(32 * K + 5));
 }
 
+// Reads stream (IndependentEngine::stream_segments): a block that shares its call with no other
+// is read straight into memory, the others go through plan_group. The calls must be the plan's
+// for the whole list, and every byte must arrive.
+TEST_F(EngineTest, StreamedReadsMakeThePlansCalls) {
+    std::vector<char> memory(100 * K, 0);
+    char *m = memory.data();
+    const std::vector<mpiio::Run> runs = {
+        {0, K, m},                   // a stretch with the next (file-adjacent, memory apart)
+        {K, K, m + 2 * K},           //
+        {3 * K, 512, m + 4 * K},     // hole 1 KiB + 512 bytes <= gap_cost: joins the span
+        {12 * K, K, m + 5 * K},      // hole 8.5 KiB: a call of its own
+        {20 * K, 64 * K, m + 6 * K}, // kDirectBytes: straight into memory
+        {84 * K, K, m + 70 * K},     // file-adjacent to the long one, yet a call of its own
+        {100 * K, 2 * K, m + 72 * K},
+        {103 * K, K, m + 74 * K},  // hole 1 KiB + 1 KiB: joins
+        {150 * K, K, m + 80 * K}}; // a call of its own, the last
+    std::vector<mpiio::PlannedSegment> segments;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        segments.push_back(
+            {runs[i].addr, runs[i].size, i > 0 && runs[i - 1].buf + runs[i - 1].size == runs[i].buf});
+    std::string want;
+    for (const mpiio::GroupCall &c : mpiio::plan_group(segments, Direction::Read, true, false,
+                                                       mpiio::IndependentLimits{4 * K * K, 4 * K}))
+        want += (want.empty() ? "r " : ", r ") + std::to_string(c.lo) + "+" + std::to_string(c.hi - c.lo);
+    EXPECT_EQ(want, "r 0+3584, r 12288+1024, r 20480+65536, r 86016+1024, r 102400+4096, r 153600+1024");
+    EXPECT_EQ(move(IoRequest::runs(runs), Direction::Read, true), want);
+    for (const mpiio::Run &r : runs)
+        for (std::size_t b = 0; b < r.size; ++b)
+            ASSERT_EQ(r.buf[b], pattern(r.addr + b)) << "file byte " << r.addr + b;
+}
+
 TEST_F(EngineTest, WritesRewriteHolesOnlyWhenAllowed) {
     std::vector<char> memory;
     auto runs = strided_runs(memory, 64, K, 2 * K);
@@ -214,6 +246,47 @@ TEST_F(EngineTest, WritesWithoutBridgeOrViewGoStretchByStretch) {
         check_file();
     }
     io.record_calls(nullptr);
+}
+
+// A stretch-by-stretch write whose memory cuts its file runs finer (a typed piece: two file runs
+// of 4 KiB, memory eight blocks of 1 KiB, 1 KiB apart) goes through the group, not the stream:
+// each file run is one call, its blocks copied into the staging buffer, and nothing between the
+// runs is written.
+TEST_F(EngineTest, StretchWritesOfScatteredMemoryGoThroughTheGroup) {
+    sel::Runs file_runs, mem_runs;
+    file_runs.push(0, 4 * K);
+    file_runs.push(8 * K, 4 * K);
+    for (std::size_t i = 0; i < 8; ++i)
+        mem_runs.push(static_cast<MPI_Aint>(2 * K * i), K);
+    std::vector<char> memory(16 * K);
+    for (std::size_t k = 0; k < memory.size(); ++k)
+        memory[k] = static_cast<char>('a' + k % 26);
+    std::vector<sel::TypedPiece> piece{
+        {0, memory.data(),
+         sel::TypePair{sel::build_from_runs(std::move(file_runs), nullptr),
+                       sel::build_from_runs(std::move(mem_runs), nullptr), nullptr}}};
+    const sel::CombinedFacts facts = sel::combine_facts(piece);
+    mpiio::MpiIo io;
+    io.bind(&fh_, mpiio::OwnHandleSettings{path_, info_, false, false}, kFileBytes); // view_writes=off
+    io.record_calls(&calls_);
+    mpiio::IndependentEngine engine;
+    engine.bind(&io, mpiio::IndependentLimits{4 * K * K, 4 * K});
+    calls_.clear();
+    IoRequest request = IoRequest::pieces(piece, facts);
+    engine.move(request, Direction::Write, false);
+    io.record_calls(nullptr);
+    std::string got;
+    for (const CallRecord &c : calls_)
+        got += (got.empty() ? "" : ", ") + std::string(1, c.kind) + " " + std::to_string(c.addr) + "+" +
+               std::to_string(c.bytes);
+    EXPECT_EQ(got, "w 0+4096, w 8192+4096");
+    for (std::size_t i = 0; i < 8; ++i) { // block i of memory to file byte K * i (+ 4 KiB from the 5th)
+        const std::size_t at = (i < 4 ? 0 : 4 * K) + K * i;
+        std::copy(memory.begin() + static_cast<long>(2 * K * i),
+                  memory.begin() + static_cast<long>(2 * K * i + K),
+                  expected_.begin() + static_cast<long>(at));
+    }
+    check_file();
 }
 
 TEST_F(EngineTest, LongSegmentsMoveStraightFromMemory) {

@@ -21,8 +21,9 @@ void for_each_segment(std::span<const TypedPiece> pieces, std::span<const std::s
         RunCursor file(p.types.file, static_cast<MPI_Aint>(p.file_address));
         char *buffer = const_cast<char *>(static_cast<const char *>(p.buffer));
         if (p.types.mem.shape == TypeShape::Contiguous && !p.types.mem.layout) {
-            // Memory one block (most reads and writes): only the file side is walked. The pairing
-            // checks do not apply: both sides hold p.types.file.bytes (TypePair).
+            // Memory one block (most reads and writes): only the file side is walked. pair_walk's
+            // count check is not repeated: combine_facts, which every request of pieces passes
+            // before it exists, has refused a piece whose two sides hold different byte counts.
             char *memory = buffer + p.types.mem.offset;
             MPI_Aint fd = 0;
             MPI_Count len = 0;

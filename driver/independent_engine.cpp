@@ -219,8 +219,6 @@ template <Direction D> void IndependentEngine::stream_segments(const IoRequest &
         else
             io_->write_bytes(lone.addr, lone.memory, lone.len);
     };
-    haddr_t group_end = 0; // the last segment that went to add_segment
-    bool group_end_direct = false, any = false;
     request.for_each_segment([&](haddr_t addr, char *memory, std::size_t len) {
         if (len == 0)
             return;
@@ -233,15 +231,14 @@ template <Direction D> void IndependentEngine::stream_segments(const IoRequest &
             }
             add_segment(lone.addr, lone.memory, std::exchange(lone.len, 0), D, may_bridge);
             add_segment(addr, memory, len, D, may_bridge);
-        } else if (any && !starts_new_call<D>(group_end, group_end_direct, addr, len)) {
+        } else if (!group_.empty() &&
+                   !starts_new_call<D>(group_.back().addr + group_.back().len,
+                                       group_.back().len >= IndependentLimits::kDirectBytes, addr, len)) {
             add_segment(addr, memory, len, D, may_bridge);
-        } else {
+        } else { // the group (if any) ends here, or add_segment moved a long segment on its own
             flush_group(D, may_bridge);
             lone = Lone{addr, memory, len};
         }
-        group_end = addr + len;
-        group_end_direct = len >= IndependentLimits::kDirectBytes;
-        any = true;
     });
     if (lone.len != 0)
         move_lone();

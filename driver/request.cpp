@@ -238,9 +238,9 @@ IoRequest RequestBuilder::selection(std::span<const sel::SelectionPiece> pieces,
             if (const auto c = sel::as_contiguous(spaces, p.element_size))
                 return IoRequest::contiguous(p.addr + static_cast<haddr_t>(c->file_offset),
                                              p.buf + c->mem_offset, static_cast<std::size_t>(c->bytes));
-            const bool irregular_file = (spaces.file.kind == H5S_SEL_HYPERSLABS && !spaces.file.regular) ||
-                                        spaces.file.kind == H5S_SEL_POINTS;
-            if (independent && irregular_file && spaces.file.npoints > 0 &&
+            const bool listed_runs = (spaces.file.kind == H5S_SEL_HYPERSLABS && !spaces.file.regular) ||
+                                     spaces.file.kind == H5S_SEL_POINTS; // no regular shape to build
+            if (independent && listed_runs && spaces.file.npoints > 0 &&
                 (p.mem_space == H5S_BLOCK || sel::one_linear_range(spaces.mem, p.element_size)))
                 if (auto runs = ascending_runs(p, spaces))
                     return *runs;

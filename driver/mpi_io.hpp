@@ -116,6 +116,8 @@ public:
 private:
     enum class Call { ReadAt, WriteAt, ReadAtAll, WriteAtAll };
     template <Call C> std::size_t call(MPI_Offset offset, const MemoryBuffer &memory);
+    template <Call C> std::size_t byte_call(haddr_t addr, char *buf, std::size_t bytes);
+    template <Call C> std::size_t account(MPI_Offset offset, const MemoryBuffer &memory, std::size_t done);
     std::size_t moved(const MPI_Status &status, const MemoryBuffer &memory) const;
     void record(char kind, haddr_t addr, std::size_t bytes) {
         if (log_ != nullptr)

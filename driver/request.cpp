@@ -272,41 +272,38 @@ IoRequest RequestBuilder::selection(std::span<const sel::SelectionPiece> pieces,
 // typed way, which sorts them and keeps the last of an element named twice (piece_pair.cpp).
 std::optional<IoRequest> RequestBuilder::ascending_runs(const sel::SelectionPiece &p,
                                                         const sel::PieceSpaces &spaces) {
-    runs_.clear();
-    typed_.clear();
     char *memory =
         p.buf + (p.mem_space == H5S_BLOCK ? 0 : sel::linear_bounds(spaces.mem, p.element_size).low);
     sel::SequenceReader reader(p.file_space, spaces.file, p.element_size);
     MPI_Aint disp = 0;
     MPI_Count len = 0;
-    std::size_t n = 0; // runs_ grows ahead and is cut to n at the end: no push_back per run
+    std::size_t n = 0; // the runs are listed_[0, n): it keeps its size, so no element is set twice
     while (reader.next(disp, len)) {
         const haddr_t addr = p.addr + static_cast<haddr_t>(disp);
         const auto size = static_cast<std::size_t>(len);
-        if (n > 0 && runs_[n - 1].addr + runs_[n - 1].size == addr) {
-            runs_[n - 1].size += size; // adjacent in the file, and in memory (one block)
-        } else if (n > 0 && runs_[n - 1].addr + runs_[n - 1].size > addr) {
-            if (spaces.file.kind == H5S_SEL_POINTS) {
-                runs_.clear(); // the typed path starts from empty lists
-                return std::nullopt;
-            }
+        if (n > 0 && listed_[n - 1].addr + listed_[n - 1].size == addr) {
+            listed_[n - 1].size += size; // adjacent in the file, and in memory (one block)
+        } else if (n > 0 && listed_[n - 1].addr + listed_[n - 1].size > addr) {
+            if (spaces.file.kind == H5S_SEL_POINTS)
+                return std::nullopt; // the typed path takes them
             // as the typed path (piece_pair.cpp): never a byte moved for such a hyperslab
             throw Error(ErrorKind::Internal, "HDF5 listed a hyperslab's runs out of order or overlapping");
         } else {
-            if (n == runs_.size())
-                runs_.resize(std::max<std::size_t>(64, 2 * n));
-            runs_[n++] = Run{addr, size, memory};
+            if (n == listed_.size())
+                listed_.resize(std::max<std::size_t>(64, 2 * n));
+            listed_[n++] = Run{addr, size, memory};
         }
         memory += size;
     }
-    runs_.resize(n);
-    return IoRequest::runs(runs_);
+    return IoRequest::runs(std::span<const Run>(listed_.data(), n));
 }
 
 void RequestBuilder::trim() {
     constexpr std::size_t kKeepRuns = std::size_t{1} << 16;
     if (runs_.capacity() > kKeepRuns)
         std::vector<Run>().swap(runs_);
+    if (listed_.size() > kKeepRuns)
+        std::vector<Run>().swap(listed_);
     if (typed_.capacity() > kKeepRuns)
         std::vector<sel::TypedPiece>().swap(typed_);
 }

@@ -148,6 +148,7 @@ private:
                                             const selection::PieceSpaces &spaces);
 
     std::vector<Run> runs_;
+    std::vector<Run> listed_; // ascending_runs' runs: only their first few are the request's
     std::vector<selection::TypedPiece> typed_;
     selection::CombinedFacts facts_;
 };

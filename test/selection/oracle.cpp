@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
+#include <span>
 #include <sstream>
 
 namespace seltest {
@@ -157,6 +159,23 @@ std::vector<Segment> expected_segments(hid_t file_space, hid_t mem_space, std::s
     return normalize(segs);
 }
 
+// The segments the independent engine moves for a piece of this pair (selection::for_each_segment,
+// which walks the run layouts without MPI), memory positions relative to the piece's buffer.
+static std::vector<Segment> walked_segments(const sel::TypePair &pair) {
+    constexpr std::uintptr_t kBase = std::uintptr_t{1} << 40; // never dereferenced
+    const sel::TypedPiece piece{0, reinterpret_cast<const void *>(kBase), pair};
+    const std::size_t order[] = {0};
+    std::vector<Segment> walked;
+    if (pair.file.empty())
+        return walked;
+    sel::for_each_segment(std::span(&piece, 1), order, [&](std::uint64_t file, char *mem, std::size_t len) {
+        walked.push_back({static_cast<std::int64_t>(file),
+                          static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(mem) - kBase),
+                          static_cast<std::int64_t>(len)});
+    });
+    return normalize(walked);
+}
+
 std::string check_pair(hid_t file_space, hid_t mem_space, std::size_t elem_size, const sel::TypePair &pair) {
     std::string err;
     std::vector<ByteRun> f, m;
@@ -174,6 +193,9 @@ std::string check_pair(hid_t file_space, hid_t mem_space, std::size_t elem_size,
     std::vector<Segment> want = expected_segments(file_space, mem_space, elem_size, 0, 0);
     if (got != want)
         err += "pairing differs: built " + describe(got) + " expected " + describe(want);
+    std::vector<Segment> walked = walked_segments(pair);
+    if (walked != got)
+        err += "the driver's walk differs: walked " + describe(walked) + " types " + describe(got);
     return err;
 }
 

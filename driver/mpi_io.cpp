@@ -16,12 +16,14 @@ namespace {
 
 constexpr char kNative[] = "native";
 
-[[noreturn]] void address_out_of_range() {
+// The errors of the run-by-run path, kept out of line (cold, never inlined) so that the path
+// itself (byte_call, account) stays small.
+[[noreturn, gnu::cold, gnu::noinline]] void address_out_of_range() {
     throw Error(ErrorKind::Config, "file address out of range for MPI-IO");
 }
 
-// Out of line: the run-by-run path inlines account (below), which must stay small.
-[[noreturn]] void short_write(const char *call, std::size_t bytes, MPI_Offset offset, std::size_t done) {
+[[noreturn, gnu::cold, gnu::noinline]] void short_write(const char *call, std::size_t bytes,
+                                                        MPI_Offset offset, std::size_t done) {
     throw Error(ErrorKind::Io, std::string(call) + ": write of " + std::to_string(bytes) +
                                    " bytes at offset " + std::to_string(offset) + " transferred only " +
                                    std::to_string(done));
@@ -42,6 +44,17 @@ template <int (*Write)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MP
 int from_const(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype type, MPI_Status *status) {
     return Write(fh, offset, buf, count, type, status);
 }
+
+// The four data calls, indexed by MpiIo::Call (the order of its enumerators).
+struct CallKind {
+    const char *name;
+    MemoryCall fn;
+    bool write, collective;
+};
+constexpr CallKind kCallKinds[] = {{"MPI_File_read_at", MPI_File_read_at, false, false},
+                                   {"MPI_File_write_at", from_const<MPI_File_write_at>, true, false},
+                                   {"MPI_File_read_at_all", MPI_File_read_at_all, false, true},
+                                   {"MPI_File_write_at_all", from_const<MPI_File_write_at_all>, true, true}};
 
 // Local. False when the handle's layer reports romio_ds_write as anything but "disable".
 bool write_sieving_off(MPI_File fh) {
@@ -76,23 +89,11 @@ std::size_t MpiIo::moved(const MPI_Status &status, const MemoryBuffer &memory) c
     return n == MPI_UNDEFINED ? 0 : static_cast<std::size_t>(n);
 }
 
-// The four data calls, indexed by MpiIo::Call.
-struct CallKind {
-    const char *name;
-    MemoryCall fn;
-    bool write, collective;
-};
-constexpr CallKind kCallKinds[] = {{"MPI_File_read_at", MPI_File_read_at, false, false},
-                                   {"MPI_File_write_at", from_const<MPI_File_write_at>, true, false},
-                                   {"MPI_File_read_at_all", MPI_File_read_at_all, false, true},
-                                   {"MPI_File_write_at_all", from_const<MPI_File_write_at_all>, true, true}};
-
-// Local (independent calls) or collective (the *_all calls): the one place where the shared
-// handle's data calls are made - timed, their count checked and counted. Reads zero the memory
-// past what they moved (past the end of the file); a write that moved less than asked throws.
-// The kind is a template argument so that a run-by-run transfer, a call per run, pays for no
-// table lookup or branch on it (callgrind, romio321, irregular/ind: 40 of this function's 77
-// instructions per call went).
+// Local (independent calls) or collective (the *_all calls): the shared handle's data calls, each
+// timed, logged for tests, its count checked and counted (account). Reads zero the memory past
+// what they moved (past the end of the file); a write that moved less than asked throws.
+// byte_call is the same call for contiguous bytes without the general cases. The kind is a
+// template argument: no table lookup or branch on it per call.
 template <MpiIo::Call C> std::size_t MpiIo::call(MPI_Offset offset, const MemoryBuffer &memory) {
     constexpr CallKind k = kCallKinds[static_cast<std::size_t>(C)];
     MPI_Status status{};
@@ -122,7 +123,7 @@ template <MpiIo::Call C> std::size_t MpiIo::byte_call(haddr_t addr, char *buf, s
     const MemoryBuffer memory{buf, static_cast<int>(bytes), MPI_BYTE, bytes};
     if (log_ != nullptr || (clocked_ && !timing_)) [[unlikely]]
         return call<C>(offset, memory);
-    MPI_Status status;
+    MPI_Status status{};
     check_mpi(k.fn(*shared_, offset, buf, memory.count, MPI_BYTE, &status), k.name);
     int n = 0;
     check_mpi(MPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count");

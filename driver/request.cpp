@@ -277,7 +277,7 @@ std::optional<IoRequest> RequestBuilder::ascending_runs(const sel::SelectionPiec
     sel::SequenceReader reader(p.file_space, spaces.file, p.element_size);
     MPI_Aint disp = 0;
     MPI_Count len = 0;
-    std::size_t n = 0; // the runs are listed_[0, n): it keeps its size, so no element is set twice
+    std::size_t n = 0; // the runs are listed_[0, n): it keeps its size, so only growth initialises slots
     while (reader.next(disp, len)) {
         const haddr_t addr = p.addr + static_cast<haddr_t>(disp);
         const auto size = static_cast<std::size_t>(len);
@@ -302,7 +302,7 @@ void RequestBuilder::trim() {
     constexpr std::size_t kKeepRuns = std::size_t{1} << 16;
     if (runs_.capacity() > kKeepRuns)
         std::vector<Run>().swap(runs_);
-    if (listed_.size() > kKeepRuns)
+    if (listed_.capacity() > kKeepRuns)
         std::vector<Run>().swap(listed_);
     if (typed_.capacity() > kKeepRuns)
         std::vector<sel::TypedPiece>().swap(typed_);

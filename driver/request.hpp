@@ -122,7 +122,8 @@ private:
 };
 
 // The storage selection and vector requests are built in, reused by every operation on a file so
-// that a request of one block allocates nothing (each build clears what the last one left).
+// that a request of one block allocates nothing (each build clears what the last one left;
+// ascending_runs' list keeps its size and is overwritten from its start).
 class RequestBuilder {
 public:
     // Local. A vector request: the "size 0 repeats the previous entry" convention expanded, empty

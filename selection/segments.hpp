@@ -26,24 +26,25 @@ template <class Emit>
 void for_each_segment(std::span<const TypedPiece> pieces, std::span<const std::size_t> order, Emit &&emit) {
     for (std::size_t k : order) {
         const TypedPiece &p = pieces[k];
-        RunCursor file(p.types.file, static_cast<MPI_Aint>(p.file_address));
         char *buffer = const_cast<char *>(static_cast<const char *>(p.buffer));
-        if (p.types.mem.shape == TypeShape::Contiguous && !p.types.mem.layout) {
-            // Memory one block (most reads and writes): only the file side is walked. pair_walk's
-            // count check is not repeated: combine_facts, which every request of pieces passes
-            // before it exists, has refused a piece whose two sides hold different byte counts.
-            char *memory = buffer + p.types.mem.offset;
-            if (const RunLayout *one = one_level(p.types.file)) {
-                // Runs of one length at one stride (a strided 1-D selection, h5perf's interleaved
-                // blocks), without the cursor's odometer: callgrind, h5perf interleaved read,
-                // 50 instructions per run went to the cursor.
-                const auto [count, stride] = one->levels.front();
-                const auto len = static_cast<std::size_t>(one->inner_bytes);
-                auto fd = static_cast<MPI_Aint>(p.file_address) + p.types.file.offset;
-                for (MPI_Count i = 0; i < count; ++i, fd += stride, memory += len)
-                    emit(static_cast<std::uint64_t>(fd), memory, len);
-                continue;
-            }
+        // Memory one block (most reads and writes): only the file side is walked. pair_walk's
+        // count check is not repeated: combine_facts, which every request of pieces passes before
+        // it exists, has refused a piece whose two sides hold different byte counts.
+        const bool one_block = p.types.mem.shape == TypeShape::Contiguous && !p.types.mem.layout;
+        char *memory = buffer + p.types.mem.offset;
+        if (const RunLayout *one = one_block ? one_level(p.types.file) : nullptr) {
+            // Runs of one length at one stride (a strided 1-D selection, h5perf's interleaved
+            // blocks), without the cursor's odometer: callgrind, h5perf interleaved read, 50
+            // instructions per run went to the cursor.
+            const auto [count, stride] = one->levels.front();
+            const auto len = static_cast<std::size_t>(one->inner_bytes);
+            auto fd = static_cast<MPI_Aint>(p.file_address) + p.types.file.offset;
+            for (MPI_Count i = 0; i < count; ++i, fd += stride, memory += len)
+                emit(static_cast<std::uint64_t>(fd), memory, len);
+            continue;
+        }
+        RunCursor file(p.types.file, static_cast<MPI_Aint>(p.file_address));
+        if (one_block) {
             MPI_Aint fd = 0;
             MPI_Count len = 0;
             while (file.next(fd, len)) {

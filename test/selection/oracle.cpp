@@ -160,16 +160,18 @@ std::vector<Segment> expected_segments(hid_t file_space, hid_t mem_space, std::s
 }
 
 // The segments the independent engine moves for a piece of this pair (selection::for_each_segment,
-// which walks the run layouts without MPI), memory positions relative to the piece's buffer.
+// which walks the run layouts without MPI), file positions relative to the piece's address and
+// memory positions relative to its buffer (both away from zero, so a walk that drops either shows).
 static std::vector<Segment> walked_segments(const sel::TypePair &pair) {
+    constexpr MPI_Offset kFileAddress = (MPI_Offset{1} << 20) + 3;
     constexpr std::uintptr_t kBase = std::uintptr_t{1} << 40; // never dereferenced
-    const sel::TypedPiece piece{0, reinterpret_cast<const void *>(kBase), pair};
+    const sel::TypedPiece piece{kFileAddress, reinterpret_cast<const void *>(kBase), pair};
     const std::size_t order[] = {0};
     std::vector<Segment> walked;
     if (pair.file.empty())
         return walked;
     sel::for_each_segment(std::span(&piece, 1), order, [&](std::uint64_t file, char *mem, std::size_t len) {
-        walked.push_back({static_cast<std::int64_t>(file),
+        walked.push_back({static_cast<std::int64_t>(file) - kFileAddress,
                           static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(mem) - kBase),
                           static_cast<std::int64_t>(len)});
     });

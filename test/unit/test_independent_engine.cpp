@@ -383,4 +383,45 @@ TEST_F(EngineTest, ReadsPastTheEndOfTheFileReadZeros) {
         ASSERT_EQ(back[k], 0) << k;
 }
 
+// Without a call log (as in every file but a test's) run-by-run calls take MpiIo's lean path
+// (byte_call): the same bytes, zeros past the end of the file, the same statistics and end of
+// file as the logged path that every other test here sees.
+TEST_F(EngineTest, UnloggedRunByRunCallsMoveAndCountAsLogged) {
+    io_.record_calls(nullptr);
+    const mpiio::Stats before = io_.stats();
+    std::vector<char> memory;
+    auto runs = strided_runs(memory, 3, 8 * K, 64 * K, 1000); // apart: a call each
+    for (std::size_t k = 0; k < memory.size(); ++k)
+        memory[k] = static_cast<char>('a' + k % 19);
+    IoRequest write = IoRequest::runs(runs);
+    engine_.move(write, Direction::Write, false);
+    for (const mpiio::Run &r : runs)
+        std::copy(r.buf, r.buf + r.size, expected_.begin() + static_cast<long>(r.addr));
+    check_file();
+    EXPECT_EQ(io_.stats().independent_writes - before.independent_writes, 3u);
+    EXPECT_EQ(io_.stats().bytes_written - before.bytes_written, 3 * 8 * K);
+    EXPECT_EQ(io_.eof(), kFileBytes); // inside the file
+
+    // Two runs apart, the second one 100 bytes before the end of the file and 200 long.
+    std::vector<char> back(8 * K + 200, 'z');
+    const std::vector<mpiio::Run> reads = {{1000, 8 * K, back.data()},
+                                           {kFileBytes - 100, 200, back.data() + 8 * K}};
+    IoRequest read = IoRequest::runs(reads);
+    engine_.move(read, Direction::Read, true);
+    for (std::size_t k = 0; k < 8 * K; ++k)
+        ASSERT_EQ(back[k], memory[k]) << k;
+    for (std::size_t k = 0; k < 100; ++k)
+        ASSERT_EQ(back[8 * K + k], pattern(kFileBytes - 100 + k)) << k;
+    for (std::size_t k = 100; k < 200; ++k)
+        ASSERT_EQ(back[8 * K + k], 0) << "past the end of the file, byte " << k;
+    EXPECT_EQ(io_.stats().independent_reads - before.independent_reads, 2u);
+    EXPECT_EQ(io_.stats().bytes_read - before.bytes_read, 8 * K + 100);
+
+    std::vector<char> tail(100, 't'); // past the end: the end of file follows
+    IoRequest grow = IoRequest::contiguous(kFileBytes + 1000, tail.data(), tail.size());
+    engine_.move(grow, Direction::Write, false);
+    EXPECT_EQ(io_.eof(), kFileBytes + 1100);
+    io_.record_calls(&calls_);
+}
+
 } // namespace

@@ -38,6 +38,14 @@ inline void check_address(haddr_t addr, std::size_t bytes) {
         address_out_of_range();
 }
 
+// Local. The bytes a call of MPI_BYTE items moved (MPI_Get_count does less work than the general
+// MPI_Get_elements_x); inline, as the run-by-run path makes one call per run.
+inline std::size_t bytes_moved(const MPI_Status &status) {
+    int n = 0;
+    check_mpi(MPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count");
+    return n == MPI_UNDEFINED ? 0 : static_cast<std::size_t>(n);
+}
+
 // The data calls as one signature: writes take const memory, reads not.
 using MemoryCall = int (*)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *);
 template <int (*Write)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *)>
@@ -79,11 +87,8 @@ void MpiIo::bind(MPI_File *shared, OwnHandleSettings own, haddr_t eof) {
 // Local. The bytes a call moved (MPI_Get_count for MPI_BYTE does less work than the general
 // MPI_Get_elements_x).
 std::size_t MpiIo::moved(const MPI_Status &status, const MemoryBuffer &memory) const {
-    if (memory.type == MPI_BYTE) {
-        int n = 0;
-        check_mpi(MPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count");
-        return n == MPI_UNDEFINED ? 0 : static_cast<std::size_t>(n);
-    }
+    if (memory.type == MPI_BYTE)
+        return bytes_moved(status);
     MPI_Count n = 0;
     check_mpi(MPI_Get_elements_x(&status, memory.type, &n), "MPI_Get_elements_x");
     return n == MPI_UNDEFINED ? 0 : static_cast<std::size_t>(n);
@@ -125,9 +130,7 @@ template <MpiIo::Call C> std::size_t MpiIo::byte_call(haddr_t addr, char *buf, s
         return call<C>(offset, memory);
     MPI_Status status{};
     check_mpi(k.fn(*shared_, offset, buf, memory.count, MPI_BYTE, &status), k.name);
-    int n = 0;
-    check_mpi(MPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count");
-    return account<C>(offset, memory, n == MPI_UNDEFINED ? 0 : static_cast<std::size_t>(n));
+    return account<C>(offset, memory, bytes_moved(status));
 }
 
 // Local. Counts a call that moved `done` bytes of `memory`; a read zero-fills what it did not

@@ -29,6 +29,9 @@ enum class CollectiveRoute { Auto, Collective, Independent };
 // ROMIO, which flattens the view's type through the MPI API at every set_view, only for regular
 // runs (an hvector view; mpi_layer.hpp, docs/measurements.md).
 enum class ViewWrites { Auto, On, Off };
+// Short independent reads into memory misaligned with the file, through a co-aligned bounce buffer
+// (kernel_copy.hpp). auto: in the phases this CPU's kernel copy is measured slow in.
+enum class ReadBounce { Auto, On, Off };
 
 struct Config {
     CommChoice comm = CommChoice::World;
@@ -52,6 +55,7 @@ struct Config {
     // Independent writes of many small runs as one call through the rank's own file view
     // (mpi_io.hpp, independent_plan.hpp).
     ViewWrites view_writes = ViewWrites::Auto;
+    ReadBounce read_bounce = ReadBounce::Auto;
     // Collective chunk I/O knobs; when set they override the application's DXPL
     // (H5Pset_dxpl_mpio_chunk_opt, _num, _ratio). See chunkio/decision.hpp.
     enum class ChunkOpt { Default, Linked, Multi };

@@ -365,6 +365,9 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     opened.fh = MPI_FILE_NULL;
     state->io.bind(&file->fh, std::move(own), static_cast<haddr_t>(size));
     state->io.measure_time(state->config.stats == StatsMode::Summary);
+    state->io.bounce_reads(state->config.read_bounce == ReadBounce::On    ? SlowCopyPhases{true, true}
+                           : state->config.read_bounce == ReadBounce::Off ? SlowCopyPhases{}
+                                                                          : probe_slow_copy_phases());
     state->independent.bind(&state->io,
                             IndependentLimits{state->config.staging_buffer, state->config.sieve_gap});
     file->state = state.release();

@@ -308,12 +308,14 @@ void IndependentEngine::flush_group(Direction dir, bool may_bridge) {
 // the writes.
 void IndependentEngine::run_group_calls(const std::vector<GroupCall> &calls, Direction dir) {
     const haddr_t base = group_.front().addr;
-    char *buffer = staging_.at_least(group_.back().addr + group_.back().len - base);
+    // The buffer at the file's position within 64 bytes: the kernel's copies into it are
+    // co-aligned; reads copy out with vector moves, fast at any alignment (kernel_copy.hpp).
+    char *buffer = staging_.at_least(group_.back().addr + group_.back().len - base + 64) + base % 64;
     auto copy = [&](const GroupCall &c) {
         for (std::size_t i = c.first; i < c.last; ++i) {
             char *in_buffer = buffer + (group_[i].addr - base);
             if (dir == Direction::Read)
-                std::memcpy(group_memory_[i], in_buffer, group_[i].len);
+                copy_unaligned(group_memory_[i], in_buffer, group_[i].len);
             else
                 std::memcpy(in_buffer, group_memory_[i], group_[i].len);
         }
@@ -421,7 +423,7 @@ void IndependentEngine::view_write(const GroupCall &c) {
 }
 
 void IndependentEngine::trim() {
-    staging_.release_above(limits_.staging_buffer);
+    staging_.release_above(limits_.staging_buffer + 64); // run_group_calls' 64 bytes of phase
     packed_.release_above(limits_.staging_buffer);
     constexpr std::size_t kKeepSegments = std::size_t{1} << 12;
     if (group_.capacity() > kKeepSegments) {

@@ -167,10 +167,22 @@ void MpiIo::write_at(haddr_t addr, const MemoryBuffer &memory) {
 
 // MPI counts are int: a larger range goes as one derived type of 1 GiB blocks.
 std::size_t MpiIo::read_bytes(haddr_t addr, char *buf, std::size_t bytes) {
+    if (bytes - kBounceFrom < kBounceBelow - kBounceFrom && bounce_.slow(buf, addr)) // unsigned: one test
+        return bounced_read(addr, buf, bytes);
     if (bytes <= static_cast<std::size_t>(INT_MAX)) [[likely]]
         return byte_call<Call::ReadAt>(addr, buf, bytes);
     const selection::TypeSpec run = selection::contiguous_spec(0, static_cast<MPI_Count>(bytes));
     return read_at(addr, {buf, run.count, run.type, bytes});
+}
+
+// Local. The read into the bounce buffer at the file address's phase (the kernel's copy then
+// co-aligned), copied out with vector moves; a short read's zeros are copied out with the rest.
+std::size_t MpiIo::bounced_read(haddr_t addr, char *buf, std::size_t bytes) {
+    char *slot = bounce_buffer_.at_least(kBounceBelow + 64) + addr % 64;
+    const std::size_t done = byte_call<Call::ReadAt>(addr, slot, bytes);
+    copy_unaligned(buf, slot, bytes);
+    ++bounced_reads_;
+    return done;
 }
 
 void MpiIo::write_bytes(haddr_t addr, const char *buf, std::size_t bytes) {

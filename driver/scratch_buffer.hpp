@@ -1,19 +1,25 @@
 // Working memory an engine reuses between operations, grown without zero-filling: every byte of it
 // is read from the file or copied from memory before it is used, so clearing it (std::vector's
-// resize) would only cost a memset of the whole buffer each time it grows.
+// resize) would only cost a memset of the whole buffer each time it grows. It starts on a page
+// boundary (malloc's large blocks start 16 bytes into a page), so that a read into it at an offset
+// congruent to the file address modulo 64 is co-aligned with the page cache (kernel_copy.hpp).
 #pragma once
 
 #include <cstddef>
 #include <memory>
+#include <new>
 
 namespace mpiio {
 
 class ScratchBuffer {
 public:
-    // Local. At least `bytes` of memory; earlier contents are not kept when it grows.
+    static constexpr std::size_t kAlignment = 4096;
+
+    // Local. At least `bytes` of memory, starting on a page; earlier contents are not kept when it
+    // grows.
     char *at_least(std::size_t bytes) {
         if (capacity_ < bytes) {
-            data_ = std::make_unique_for_overwrite<char[]>(bytes);
+            data_.reset(static_cast<char *>(::operator new[](bytes, std::align_val_t{kAlignment})));
             capacity_ = bytes;
         }
         return data_.get();
@@ -27,7 +33,10 @@ public:
     }
 
 private:
-    std::unique_ptr<char[]> data_;
+    struct AlignedDelete {
+        void operator()(char *p) const { ::operator delete[](p, std::align_val_t{kAlignment}); }
+    };
+    std::unique_ptr<char[], AlignedDelete> data_;
     std::size_t capacity_ = 0;
 };
 

@@ -46,6 +46,7 @@ inline const std::vector<KeySpec> &keys() {
         {"collective_route", ValueKind::Choice, {"auto", "collective", "independent"}},
         {"read_overlap_limit", ValueKind::Unsigned, {}, 1, 65536},
         {"view_writes", ValueKind::Choice, {"auto", "on", "off"}},
+        {"read_bounce", ValueKind::Choice, {"auto", "on", "off"}},
         {"chunk_opt", ValueKind::Choice, {"default", "linked", "multi"}},
         {"chunk_opt_num", ValueKind::Unsigned, {}, 0, 1u << 30},
         {"chunk_opt_ratio", ValueKind::Unsigned, {}, 0, 100},
@@ -88,6 +89,10 @@ inline void store(Config &config, const std::string &key, const std::string &cho
                                                             : mpiio::CollectiveRoute::Auto;
     else if (key == "read_overlap_limit")
         config.read_overlap_limit = static_cast<unsigned>(number);
+    else if (key == "read_bounce")
+        config.read_bounce = choice == "on"    ? mpiio::ReadBounce::On
+                             : choice == "off" ? mpiio::ReadBounce::Off
+                                               : mpiio::ReadBounce::Auto;
     else if (key == "view_writes")
         config.view_writes = choice == "on"    ? mpiio::ViewWrites::On
                              : choice == "off" ? mpiio::ViewWrites::Off
@@ -123,6 +128,8 @@ inline std::string difference(const Config &got, const Config &want) {
                " != " + std::to_string(want.read_overlap_limit);
     if (got.view_writes != want.view_writes)
         return "view_writes";
+    if (got.read_bounce != want.read_bounce)
+        return "read_bounce";
     if (got.chunk_opt != want.chunk_opt)
         return "chunk_opt " + opt(got.chunk_opt) + " != " + opt(want.chunk_opt);
     if (got.chunk_opt_num != want.chunk_opt_num)

@@ -9,6 +9,8 @@
 #include "selection/mpi_build.hpp"
 #include "selection/point_selection.hpp"
 
+#include "self_file.hpp"
+
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -35,16 +37,11 @@ char pattern(std::size_t k) { return static_cast<char>((k * 7 + 3) & 0xff); }
 class EngineTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        path_ = "/dev/shm/mpiio-engine-" + std::to_string(::getpid()) + ".bin";
-        ASSERT_EQ(
-            MPI_File_open(MPI_COMM_SELF, path_.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh_),
-            MPI_SUCCESS);
         std::vector<char> init(kFileBytes);
         for (std::size_t k = 0; k < kFileBytes; ++k)
             init[k] = pattern(k);
-        MPI_Status st;
-        ASSERT_EQ(MPI_File_write_at(fh_, 0, init.data(), static_cast<int>(kFileBytes), MPI_BYTE, &st),
-                  MPI_SUCCESS);
+        path_ = mpiio::test::create_self_file("engine", init, &fh_);
+        ASSERT_NE(fh_, MPI_FILE_NULL) << path_;
         expected_ = init;
         MPI_Info_create(&info_);
         // The view's mechanism under every layer (view_writes=on); AutoViewWrites... checks auto.

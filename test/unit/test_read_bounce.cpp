@@ -1,0 +1,160 @@
+// Reads into memory misaligned with the file (driver/kernel_copy.hpp): the vector copy against
+// memcpy at every relative alignment, and MpiIo::read_bytes with the bounce forced on against the
+// file's bytes: which reads bounce (a slow phase, shorter than kBounceBelow), that they make the
+// same call at the same address, and that a short read past the end of the file reads zeros.
+#include "independent_engine.hpp"
+#include "kernel_copy.hpp"
+#include "mpi_io.hpp"
+
+#include "self_file.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using mpiio::CallRecord;
+using mpiio::MpiIo;
+using mpiio::SlowCopyPhases;
+
+constexpr std::size_t K = 1024;
+constexpr std::size_t kFileBytes = 256 * K;
+
+char pattern(std::size_t k) { return static_cast<char>((k * 13 + 5) & 0xff); }
+
+TEST(CopyUnaligned, EqualsMemcpyAtEveryAlignmentAndLength) {
+    std::vector<char> src(8 * K + 128), dst(8 * K + 128), want(8 * K + 128);
+    for (std::size_t k = 0; k < src.size(); ++k)
+        src[k] = pattern(k);
+    const std::size_t lengths[] = {0, 1, 15, 16, 63, 64, 65, 127, 128, 200, 4095, 4096, 4097, 8 * K};
+    for (std::size_t s = 0; s < 64; s += 3)
+        for (std::size_t d = 0; d < 64; d += 5)
+            for (std::size_t n : lengths) {
+                std::fill(dst.begin(), dst.end(), '\x5a');
+                want = dst;
+                std::memcpy(want.data() + d, src.data() + s, n);
+                mpiio::copy_unaligned(dst.data() + d, src.data() + s, n);
+                ASSERT_EQ(dst, want) << "source +" << s << ", destination +" << d << ", " << n << " bytes";
+            }
+}
+
+TEST(SlowCopyPhases, ClassifiesByPositionRelativeToTheFile) {
+    alignas(64) static char memory[256];
+    const SlowCopyPhases low{true, false}, high{false, true}, both{true, true};
+    EXPECT_FALSE(both.slow(memory, 0));       // co-aligned
+    EXPECT_FALSE(both.slow(memory + 16, 80)); // 16 - 80 = -64: co-aligned
+    EXPECT_TRUE(low.slow(memory + 16, 0));
+    EXPECT_FALSE(high.slow(memory + 16, 0));
+    EXPECT_TRUE(high.slow(memory + 48, 0));
+    EXPECT_TRUE(high.slow(memory, 16)); // 0 - 16 = 48 (mod 64)
+    EXPECT_FALSE(low.slow(memory, 16));
+    EXPECT_FALSE(SlowCopyPhases{}.slow(memory + 8, 0));
+    // The probe answers (whatever this CPU is) and answers the same every time.
+    const SlowCopyPhases probed = mpiio::probe_slow_copy_phases();
+    EXPECT_EQ(probed.low, mpiio::probe_slow_copy_phases().low);
+    EXPECT_EQ(probed.high, mpiio::probe_slow_copy_phases().high);
+}
+
+// A file of kFileBytes pattern bytes on MPI_COMM_SELF, read through an MpiIo whose bounce is on.
+class BounceTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::vector<char> init(kFileBytes);
+        for (std::size_t k = 0; k < kFileBytes; ++k)
+            init[k] = pattern(k);
+        path_ = mpiio::test::create_self_file("bounce", init, &fh_);
+        ASSERT_NE(fh_, MPI_FILE_NULL) << path_;
+        io_.bind(&fh_, mpiio::OwnHandleSettings{path_, MPI_INFO_NULL, false, false}, kFileBytes);
+        io_.bounce_reads(SlowCopyPhases{true, true});
+    }
+    void TearDown() override {
+        MPI_File_close(&fh_);
+        ::unlink(path_.c_str());
+    }
+
+    std::string path_;
+    MPI_File fh_ = MPI_FILE_NULL;
+    MpiIo io_;
+};
+
+TEST_F(BounceTest, ShortMisalignedReadsBounceAndReadTheFilesBytes) {
+    alignas(64) static char memory[80 * K];
+    std::vector<CallRecord> calls;
+    for (int logged = 0; logged < 2; ++logged) { // unlogged: byte_call's lean path; logged: call
+        io_.record_calls(logged ? &calls : nullptr);
+        for (std::size_t phase : {0, 1, 16, 40, 63})
+            for (std::size_t addr : {std::size_t{0}, std::size_t{3}, 4 * K + 16, 100 * K + 1})
+                for (std::size_t bytes : {std::size_t{1}, 2 * K - 1, 2 * K, 4 * K, 64 * K - 1, 64 * K}) {
+                    char *buf = memory + phase;
+                    std::memset(memory, 0, sizeof memory);
+                    calls.clear();
+                    const std::uint64_t before = io_.bounced_reads();
+                    ASSERT_EQ(io_.read_bytes(addr, buf, bytes), bytes);
+                    const bool misaligned = (phase + 64 - addr % 64) % 64 != 0;
+                    EXPECT_EQ(io_.bounced_reads() - before,
+                              misaligned && bytes >= MpiIo::kBounceFrom && bytes < MpiIo::kBounceBelow ? 1u
+                                                                                                       : 0u)
+                        << "memory +" << phase << ", address " << addr << ", " << bytes << " bytes";
+                    for (std::size_t k = 0; k < bytes; ++k)
+                        ASSERT_EQ(buf[k], pattern(addr + k))
+                            << "byte " << k << " of " << bytes << " at " << addr << " into memory +" << phase;
+                    EXPECT_EQ(buf[bytes], 0) << "wrote past the read's end";
+                    if (logged) {
+                        EXPECT_EQ(calls, (std::vector<CallRecord>{{'r', addr, bytes}}))
+                            << "one call, its address";
+                    }
+                }
+    }
+    io_.record_calls(nullptr);
+}
+
+TEST_F(BounceTest, BouncedReadsPastTheEndReadZeros) {
+    alignas(64) static char memory[8 * K];
+    std::memset(memory, 'x', sizeof memory);
+    char *buf = memory + 16;
+    const std::uint64_t before = io_.bounced_reads();
+    EXPECT_EQ(io_.read_bytes(kFileBytes - 100, buf, 4 * K), 100u);
+    EXPECT_EQ(io_.bounced_reads() - before, 1u);
+    for (std::size_t k = 0; k < 100; ++k)
+        ASSERT_EQ(buf[k], pattern(kFileBytes - 100 + k));
+    for (std::size_t k = 100; k < 4 * K; ++k)
+        ASSERT_EQ(buf[k], 0) << "byte " << k << " past the end of the file";
+    EXPECT_EQ(buf[4 * K], 'x');
+}
+
+TEST_F(BounceTest, OffReadsStraightIntoMemory) {
+    alignas(64) static char memory[8 * K];
+    io_.bounce_reads(SlowCopyPhases{});
+    EXPECT_EQ(io_.read_bytes(0, memory + 16, 4 * K), 4 * K);
+    EXPECT_EQ(io_.bounced_reads(), 0u);
+    for (std::size_t k = 0; k < 4 * K; ++k)
+        ASSERT_EQ(memory[16 + k], pattern(k));
+}
+
+// The staged read path's span (read into the staging buffer at the file's phase, copied out) at
+// every phase of memory and file: reads bridge 1 KiB holes between 1 KiB runs.
+TEST_F(BounceTest, StagedSpansReadTheFilesBytesAtEveryPhase) {
+    mpiio::IndependentEngine engine;
+    engine.bind(&io_, mpiio::IndependentLimits{4 * K * K, 4 * K});
+    alignas(64) static char memory[16 * K];
+    for (std::size_t phase : {0, 8, 16, 33})
+        for (std::size_t base : {std::size_t{0}, std::size_t{5}, 4 * K + 24}) {
+            std::memset(memory, 0, sizeof memory);
+            std::vector<mpiio::Run> runs;
+            for (std::size_t i = 0; i < 6; ++i)
+                runs.push_back({base + 2 * K * i, K, memory + phase + K * i});
+            mpiio::IoRequest request = mpiio::IoRequest::runs(runs);
+            engine.move(request, mpiio::Direction::Read, false);
+            for (const mpiio::Run &r : runs)
+                for (std::size_t k = 0; k < r.size; ++k)
+                    ASSERT_EQ(r.buf[k], pattern(r.addr + k)) << "memory +" << phase << ", run at " << r.addr;
+        }
+}
+
+} // namespace

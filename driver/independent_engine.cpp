@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <utility>
 
@@ -12,14 +11,10 @@ namespace mpiio {
 namespace {
 
 // Local. `bytes` of working memory for one operation: `scratch` while they fit the staging buffer
-// (kept between calls), else a buffer of the operation's own in `own`, never zero-filled.
-char *operation_buffer(ScratchBuffer &scratch, std::size_t bytes, std::size_t limit,
-                       std::unique_ptr<char[]> &own) {
-    if (bytes > limit) {
-        own = std::make_unique_for_overwrite<char[]>(bytes);
-        return own.get();
-    }
-    return scratch.at_least(bytes);
+// (kept between calls), else a buffer of the operation's own in `own`; never zero-filled, both
+// starting on a page.
+char *operation_buffer(ScratchBuffer &scratch, std::size_t bytes, std::size_t limit, ScratchBuffer &own) {
+    return (bytes > limit ? own : scratch).at_least(bytes);
 }
 
 // Local. MPI_Pack/MPI_Unpack must move exactly the type's bytes. MPICH 4.0.2 was seen to stop one
@@ -39,7 +34,7 @@ void copy_with_datatypes(const MpiDescription &d, char *buffer, Direction dir, S
                          std::size_t limit) {
     const int bytes = static_cast<int>(d.memory.bytes);
     const bool packed_memory = d.memory.type == MPI_BYTE;
-    std::unique_ptr<char[]> own;
+    ScratchBuffer own;
     char *contiguous = packed_memory ? static_cast<char *>(d.memory.base)
                                      : operation_buffer(packed_scratch, d.memory.bytes, limit, own);
     int position = 0;
@@ -128,14 +123,15 @@ void IndependentEngine::direct(IoRequest &request, Direction dir) {
 void IndependentEngine::sieve_typed(IoRequest &request, Direction dir) {
     const haddr_t lo = request.lo();
     const std::size_t span = request.end() - lo;
-    std::unique_ptr<char[]> own;
-    char *buffer = operation_buffer(staging_, span, limits_.staging_buffer, own);
+    // At the file's position within 64 bytes, as run_group_calls' buffer (kernel_copy.hpp).
+    ScratchBuffer own;
+    char *buffer = operation_buffer(staging_, span + 64, limits_.staging_buffer + 64, own) + lo % 64;
     io_->read_bytes(lo, buffer, span);
     if (request.source() == IoRequest::Source::Runs) {
-        // Explicit byte runs (vector I/O): a memcpy each, no datatype engine.
+        // Explicit byte runs (vector I/O): a copy each, no datatype engine.
         request.for_each_segment([&](haddr_t addr, char *memory, std::size_t len) {
             if (dir == Direction::Read)
-                std::memcpy(memory, buffer + (addr - lo), len);
+                copy_unaligned(memory, buffer + (addr - lo), len);
             else
                 std::memcpy(buffer + (addr - lo), memory, len);
         });

@@ -3,8 +3,11 @@
 
 #include "scratch_buffer.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 
@@ -16,11 +19,12 @@
 namespace mpiio {
 namespace {
 
-// A pipe's two ends, closed on every path.
+// A pipe's two ends, closed on every path. Non-blocking: a pipe smaller than the probe's write (a
+// user past fs.pipe-user-pages-soft gets one page) gives a short write, never a hang.
 class Pipe {
 public:
     Pipe() {
-        if (::pipe(fds_) != 0)
+        if (::pipe2(fds_, O_NONBLOCK | O_CLOEXEC) != 0)
             fds_[0] = fds_[1] = -1;
     }
     ~Pipe() {
@@ -38,6 +42,15 @@ private:
     int fds_[2];
 };
 
+// Local. ::write or ::read of exactly `bytes`, retried when a signal interrupts it; false otherwise.
+template <class Call> bool whole(Call call, std::size_t bytes) {
+    ssize_t got = -1;
+    do
+        got = call();
+    while (got < 0 && errno == EINTR);
+    return got == static_cast<ssize_t>(bytes);
+}
+
 SlowCopyPhases measure() {
     constexpr std::size_t kBytes = 16384; // within a pipe's default capacity: one write, one read
     constexpr int kRounds = 7;
@@ -53,12 +66,12 @@ SlowCopyPhases measure() {
     double best[3] = {1e9, 1e9, 1e9};
     for (int round = 0; round < kRounds; ++round)
         for (std::size_t k = 0; k < 3; ++k) {
-            if (::write(pipe.in(), src, kBytes) != static_cast<ssize_t>(kBytes))
+            if (!whole([&] { return ::write(pipe.in(), src, kBytes); }, kBytes))
                 return {};
             const auto start = std::chrono::steady_clock::now();
-            const ssize_t got = ::read(pipe.out(), dst + kPhases[k], kBytes);
+            const bool read = whole([&] { return ::read(pipe.out(), dst + kPhases[k], kBytes); }, kBytes);
             const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-            if (got != static_cast<ssize_t>(kBytes))
+            if (!read)
                 return {};
             best[k] = std::min(best[k], took.count());
         }
@@ -68,9 +81,20 @@ SlowCopyPhases measure() {
 
 } // namespace
 
-SlowCopyPhases probe_slow_copy_phases() {
-    static const SlowCopyPhases phases = measure();
+SlowCopyPhases probe_slow_copy_phases() noexcept {
+#ifdef MPIIO_HAVE_SSE2
+    // Called after the collective open, where a rank must not fail alone: no answer is an answer.
+    static const SlowCopyPhases phases = [] {
+        try {
+            return measure();
+        } catch (...) {
+            return SlowCopyPhases{};
+        }
+    }();
     return phases;
+#else
+    return {}; // copy_unaligned is memcpy here: a bounce would copy no faster
+#endif
 }
 
 void copy_unaligned(char *dst, const char *src, std::size_t n) {

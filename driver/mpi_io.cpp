@@ -182,6 +182,7 @@ std::size_t MpiIo::bounced_read(haddr_t addr, char *buf, std::size_t bytes) {
     const std::size_t done = byte_call<Call::ReadAt>(addr, slot, bytes);
     copy_unaligned(buf, slot, bytes);
     ++bounced_reads_;
+    last_bounce_slot_ = slot;
     return done;
 }
 

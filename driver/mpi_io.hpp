@@ -111,8 +111,9 @@ public:
     void measure_time(bool on) { clocked_ = on; }
     // Local. The phases in which read_bytes bounces (config key read_bounce; set at open).
     void bounce_reads(SlowCopyPhases phases) { bounce_ = phases; }
-    // Reads that went through the bounce buffer (for tests).
+    // Reads that went through the bounce buffer, and where the last one landed (for tests).
     std::uint64_t bounced_reads() const { return bounced_reads_; }
+    const char *last_bounce_slot() const { return last_bounce_slot_; }
     // Reads that bounce: from 2 KiB (4 KiB preads here: 0.86 us co-aligned, 1.25 us 16 bytes off,
     // against 0.18 us for the copy out; at 1 KiB and below the two differ by less than the copy) to
     // less than 64 KiB (longer ones are a call of their own into the caller's memory, as
@@ -152,6 +153,7 @@ private:
     SlowCopyPhases bounce_{};
     ScratchBuffer bounce_buffer_; // kBounceBelow + 64 bytes once used, kept while the file is open
     std::uint64_t bounced_reads_ = 0;
+    const char *last_bounce_slot_ = nullptr;
     std::vector<CallRecord> *log_ = nullptr;
 };
 

@@ -12,6 +12,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -97,10 +98,14 @@ TEST_F(BounceTest, ShortMisalignedReadsBounceAndReadTheFilesBytes) {
                     const std::uint64_t before = io_.bounced_reads();
                     ASSERT_EQ(io_.read_bytes(addr, buf, bytes), bytes);
                     const bool misaligned = (phase + 64 - addr % 64) % 64 != 0;
-                    EXPECT_EQ(io_.bounced_reads() - before,
-                              misaligned && bytes >= MpiIo::kBounceFrom && bytes < MpiIo::kBounceBelow ? 1u
-                                                                                                       : 0u)
+                    const bool bounces =
+                        misaligned && bytes >= MpiIo::kBounceFrom && bytes < MpiIo::kBounceBelow;
+                    EXPECT_EQ(io_.bounced_reads() - before, bounces ? 1u : 0u)
                         << "memory +" << phase << ", address " << addr << ", " << bytes << " bytes";
+                    if (bounces) { // the kernel's copy co-aligned: the slot at the address's phase
+                        const auto slot = reinterpret_cast<std::uintptr_t>(io_.last_bounce_slot());
+                        EXPECT_EQ((slot - addr) % 64, 0u) << "bounce slot for address " << addr;
+                    }
                     for (std::size_t k = 0; k < bytes; ++k)
                         ASSERT_EQ(buf[k], pattern(addr + k))
                             << "byte " << k << " of " << bytes << " at " << addr << " into memory +" << phase;
@@ -150,7 +155,9 @@ TEST_F(BounceTest, StagedSpansReadTheFilesBytesAtEveryPhase) {
             for (std::size_t i = 0; i < 6; ++i)
                 runs.push_back({base + 2 * K * i, K, memory + phase + K * i});
             mpiio::IoRequest request = mpiio::IoRequest::runs(runs);
+            const std::uint64_t before = io_.bounced_reads();
             engine.move(request, mpiio::Direction::Read, false);
+            EXPECT_EQ(io_.bounced_reads(), before) << "the span's buffer is at the file's phase: no bounce";
             for (const mpiio::Run &r : runs)
                 for (std::size_t k = 0; k < r.size; ++k)
                     ASSERT_EQ(r.buf[k], pattern(r.addr + k)) << "memory +" << phase << ", run at " << r.addr;

@@ -10,11 +10,12 @@
 namespace mpiio {
 namespace {
 
-// Local. `bytes` of working memory for one operation: `scratch` while they fit the staging buffer
-// (kept between calls), else a buffer of the operation's own in `own`; never zero-filled, both
-// starting on a page.
-char *operation_buffer(ScratchBuffer &scratch, std::size_t bytes, std::size_t limit, ScratchBuffer &own) {
-    return (bytes > limit ? own : scratch).at_least(bytes);
+// Local. Where `bytes` of working memory for one operation come from: `scratch` while they fit the
+// staging buffer (kept between calls), else a buffer of the operation's own, `own`; never
+// zero-filled, both starting on a page.
+ScratchBuffer &operation_scratch(ScratchBuffer &scratch, std::size_t bytes, std::size_t limit,
+                                 ScratchBuffer &own) {
+    return bytes > limit ? own : scratch;
 }
 
 // Local. MPI_Pack/MPI_Unpack must move exactly the type's bytes. MPICH 4.0.2 was seen to stop one
@@ -35,8 +36,10 @@ void copy_with_datatypes(const MpiDescription &d, char *buffer, Direction dir, S
     const int bytes = static_cast<int>(d.memory.bytes);
     const bool packed_memory = d.memory.type == MPI_BYTE;
     ScratchBuffer own;
-    char *contiguous = packed_memory ? static_cast<char *>(d.memory.base)
-                                     : operation_buffer(packed_scratch, d.memory.bytes, limit, own);
+    char *contiguous =
+        packed_memory
+            ? static_cast<char *>(d.memory.base)
+            : operation_scratch(packed_scratch, d.memory.bytes, limit, own).at_least(d.memory.bytes);
     int position = 0;
     if (dir == Direction::Read) {
         check_mpi(MPI_Pack(buffer, 1, d.file_type, contiguous, bytes, &position, MPI_COMM_SELF),
@@ -125,7 +128,7 @@ void IndependentEngine::sieve_typed(IoRequest &request, Direction dir) {
     const std::size_t span = request.end() - lo;
     // At the file's position within 64 bytes, as run_group_calls' buffer (kernel_copy.hpp).
     ScratchBuffer own;
-    char *buffer = operation_buffer(staging_, span + 64, limits_.staging_buffer + 64, own) + lo % 64;
+    char *buffer = operation_scratch(staging_, span, limits_.staging_buffer, own).at_phase_of(lo, span);
     io_->read_bytes(lo, buffer, span);
     if (request.source() == IoRequest::Source::Runs) {
         // Explicit byte runs (vector I/O): a copy each, no datatype engine.
@@ -306,7 +309,7 @@ void IndependentEngine::run_group_calls(const std::vector<GroupCall> &calls, Dir
     const haddr_t base = group_.front().addr;
     // The buffer at the file's position within 64 bytes: the kernel's copies into it are
     // co-aligned; reads copy out with vector moves, fast at any alignment (kernel_copy.hpp).
-    char *buffer = staging_.at_least(group_.back().addr + group_.back().len - base + 64) + base % 64;
+    char *buffer = staging_.at_phase_of(base, group_.back().addr + group_.back().len - base);
     auto copy = [&](const GroupCall &c) {
         for (std::size_t i = c.first; i < c.last; ++i) {
             char *in_buffer = buffer + (group_[i].addr - base);
@@ -419,7 +422,7 @@ void IndependentEngine::view_write(const GroupCall &c) {
 }
 
 void IndependentEngine::trim() {
-    staging_.release_above(limits_.staging_buffer + 64); // run_group_calls' 64 bytes of phase
+    staging_.release_above(limits_.staging_buffer + ScratchBuffer::kPhase); // at_phase_of's slack
     packed_.release_above(limits_.staging_buffer);
     constexpr std::size_t kKeepSegments = std::size_t{1} << 12;
     if (group_.capacity() > kKeepSegments) {

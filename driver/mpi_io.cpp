@@ -178,7 +178,7 @@ std::size_t MpiIo::read_bytes(haddr_t addr, char *buf, std::size_t bytes) {
 // Local. The read into the bounce buffer at the file address's phase (the kernel's copy then
 // co-aligned), copied out with vector moves; a short read's zeros are copied out with the rest.
 std::size_t MpiIo::bounced_read(haddr_t addr, char *buf, std::size_t bytes) {
-    char *slot = bounce_buffer_.at_least(kBounceBelow + 64) + addr % 64;
+    char *slot = bounce_buffer_.at_phase_of(addr, kBounceBelow);
     const std::size_t done = byte_call<Call::ReadAt>(addr, slot, bytes);
     copy_unaligned(buf, slot, bytes);
     ++bounced_reads_;

@@ -151,7 +151,7 @@ private:
     bool timing_ = false;  // a timer is running
     bool clocked_ = false; // timers read the clock
     SlowCopyPhases bounce_{};
-    ScratchBuffer bounce_buffer_; // kBounceBelow + 64 bytes once used, kept while the file is open
+    ScratchBuffer bounce_buffer_; // kBounceBelow (+ its phase) once used, kept while the file is open
     std::uint64_t bounced_reads_ = 0;
     const char *last_bounce_slot_ = nullptr;
     std::vector<CallRecord> *log_ = nullptr;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
 
@@ -23,6 +24,13 @@ public:
             capacity_ = bytes;
         }
         return data_.get();
+    }
+    // Local. At least `bytes` of memory starting at file address `addr`'s position within kPhase
+    // bytes, so that a read of `addr` into it is co-aligned with the page cache; kPhase bytes more
+    // than `bytes` are allocated for it.
+    static constexpr std::size_t kPhase = 64;
+    char *at_phase_of(std::uint64_t addr, std::size_t bytes) {
+        return at_least(bytes + kPhase) + addr % kPhase;
     }
     // Local. Gives the memory back when it grew beyond `limit`.
     void release_above(std::size_t limit) {

@@ -68,9 +68,9 @@ public:
     std::size_t read_at(haddr_t addr, const MemoryBuffer &memory);
     void write_at(haddr_t addr, const MemoryBuffer &memory);
     // The same for `bytes` contiguous bytes of memory (any size: above INT_MAX as 1 GiB blocks). A
-    // read of kBounceFrom bytes to less than kBounceBelow into memory in a slow phase
-    // (bounce_reads) goes through a co-aligned bounce buffer, the same MPI call at the same address
-    // (kernel_copy.hpp).
+    // read of kBounceFrom bytes to less than kBounceBelow into memory in a slow position relative
+    // to the file (bounce_reads) goes through a bounce buffer at the file address's position, the
+    // same MPI call at the same address (kernel_copy.hpp).
     std::size_t read_bytes(haddr_t addr, char *buf, std::size_t bytes);
     void write_bytes(haddr_t addr, const char *buf, std::size_t bytes);
 
@@ -109,13 +109,13 @@ public:
     IoTimer timer() { return IoTimer(stats_, timing_, clocked_); }
     // Local. Measure the time spent in data calls from now on (stats=summary; set at open).
     void measure_time(bool on) { clocked_ = on; }
-    // Local. The phases in which read_bytes bounces (config key read_bounce; set at open).
+    // Local. The positions in which read_bytes bounces (config key read_bounce; set at open).
     void bounce_reads(SlowCopyPhases phases) { bounce_ = phases; }
     // Reads that went through the bounce buffer, and where the last one landed (for tests).
     std::uint64_t bounced_reads() const { return bounced_reads_; }
     const char *last_bounce_slot() const { return last_bounce_slot_; }
-    // Reads that bounce: from 2 KiB (4 KiB preads here: 0.86 us co-aligned, 1.25 us 16 bytes off,
-    // against 0.18 us for the copy out; at 1 KiB and below the two differ by less than the copy) to
+    // Reads that bounce: from 2 KiB (4 KiB preads here: 1.0-1.4 us co-aligned, 2.4-3.7 us 8-24 bytes
+    // ahead, against 0.18 us for the copy out; at 1 KiB and below the two differ by less than the copy) to
     // less than 64 KiB (longer ones are a call of their own into the caller's memory, as
     // IndependentLimits::kDirectBytes has the engine move them without a copy).
     static constexpr std::size_t kBounceFrom = std::size_t{2} << 10;

@@ -29,8 +29,9 @@ enum class CollectiveRoute { Auto, Collective, Independent };
 // ROMIO, which flattens the view's type through the MPI API at every set_view, only for regular
 // runs (an hvector view; mpi_layer.hpp, docs/measurements.md).
 enum class ViewWrites { Auto, On, Off };
-// Short independent reads into memory misaligned with the file, through a co-aligned bounce buffer
-// (kernel_copy.hpp). auto: in the phases this CPU's kernel copy is measured slow in.
+// Independent reads into memory 1-63 bytes ahead of the file (mod 4096), through a bounce buffer at
+// the file's position (kernel_copy.hpp). auto: in the positions this CPU's kernel copy is measured
+// slow in.
 enum class ReadBounce { Auto, On, Off };
 
 struct Config {

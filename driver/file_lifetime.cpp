@@ -367,7 +367,8 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     state->io.measure_time(state->config.stats == StatsMode::Summary);
     state->io.bounce_reads(state->config.read_bounce == ReadBounce::On    ? SlowCopyPhases{true, true}
                            : state->config.read_bounce == ReadBounce::Off ? SlowCopyPhases{}
-                                                                          : probe_slow_copy_phases());
+                                                                          : probe_slow_copy_phases(),
+                           state->config.staging_buffer);
     state->independent.bind(&state->io,
                             IndependentLimits{state->config.staging_buffer, state->config.sieve_gap});
     file->state = state.release();

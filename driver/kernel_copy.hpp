@@ -38,8 +38,8 @@ struct SlowCopyPhases {
 
 // Local, no MPI call, never fails. Measured once per process, at the first open with
 // read_bounce=auto (later calls return the first answer): the best of 7 reads of 16 KiB from a pipe
-// into memory co-aligned, 16 and 48 bytes past the pages the kernel copies from; a phase is slow
-// when its best read takes 1.5x the co-aligned one or more. Well under a millisecond; no slow phase
+// into memory co-aligned, 16 and 48 bytes ahead of the pages the kernel copies from; a position is
+// slow when its best read takes 1.5x the co-aligned one or more. Well under a millisecond; none slow
 // when the pipe cannot be made or filled, or without SSE2 (copy_unaligned is then memcpy).
 SlowCopyPhases probe_slow_copy_phases() noexcept;
 

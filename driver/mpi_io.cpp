@@ -6,9 +6,11 @@
 #include "selection/mpi_build.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <vector>
 
 namespace mpiio {
@@ -167,7 +169,7 @@ void MpiIo::write_at(haddr_t addr, const MemoryBuffer &memory) {
 
 // MPI counts are int: a larger range goes as one derived type of 1 GiB blocks.
 std::size_t MpiIo::read_bytes(haddr_t addr, char *buf, std::size_t bytes) {
-    if (bytes - kBounceFrom < kBounceBelow - kBounceFrom && bounce_.slow(buf, addr)) // unsigned: one test
+    if (bytes - kBounceFrom <= bounce_longest_ - kBounceFrom && bounce_.slow(buf, addr)) // unsigned: one test
         return bounced_read(addr, buf, bytes);
     if (bytes <= static_cast<std::size_t>(INT_MAX)) [[likely]]
         return byte_call<Call::ReadAt>(addr, buf, bytes);
@@ -175,10 +177,18 @@ std::size_t MpiIo::read_bytes(haddr_t addr, char *buf, std::size_t bytes) {
     return read_at(addr, {buf, run.count, run.type, bytes});
 }
 
-// Local. The read into the bounce buffer at the file address's phase (the kernel's copy then
-// co-aligned), copied out with vector moves; a short read's zeros are copied out with the rest.
+// Local. The read into the bounce buffer at the file address's position within 64 bytes (the
+// kernel's copy then never 1-63 bytes ahead), copied out with vector moves; a short read's zeros are
+// copied out with the rest. Without memory for the buffer the read goes straight into `buf`: the
+// bounce is only faster, and a rank must not fail alone for it.
 std::size_t MpiIo::bounced_read(haddr_t addr, char *buf, std::size_t bytes) {
-    char *slot = bounce_buffer_.at_phase_of(addr, kBounceBelow);
+    char *slot = nullptr;
+    try { // a power of two from kBounceLongestFloor: reads of growing sizes reallocate rarely
+        slot = bounce_buffer_.at_phase_of(
+            addr, std::min(std::bit_ceil(std::max(bytes, kBounceLongestFloor)), bounce_longest_));
+    } catch (const std::bad_alloc &) {
+        return byte_call<Call::ReadAt>(addr, buf, bytes);
+    }
     const std::size_t done = byte_call<Call::ReadAt>(addr, slot, bytes);
     copy_unaligned(buf, slot, bytes);
     ++bounced_reads_;

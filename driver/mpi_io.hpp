@@ -18,6 +18,7 @@
 #include <H5FDdevelop.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -68,9 +69,9 @@ public:
     std::size_t read_at(haddr_t addr, const MemoryBuffer &memory);
     void write_at(haddr_t addr, const MemoryBuffer &memory);
     // The same for `bytes` contiguous bytes of memory (any size: above INT_MAX as 1 GiB blocks). A
-    // read of kBounceFrom bytes to less than kBounceBelow into memory in a slow position relative
-    // to the file (bounce_reads) goes through a bounce buffer at the file address's position, the
-    // same MPI call at the same address (kernel_copy.hpp).
+    // read of kBounceFrom bytes up to the bounce limit into memory in a slow position relative to
+    // the file (both set by bounce_reads) goes through a bounce buffer at the file address's
+    // position, the same MPI call at the same address (kernel_copy.hpp).
     std::size_t read_bytes(haddr_t addr, char *buf, std::size_t bytes);
     void write_bytes(haddr_t addr, const char *buf, std::size_t bytes);
 
@@ -109,17 +110,27 @@ public:
     IoTimer timer() { return IoTimer(stats_, timing_, clocked_); }
     // Local. Measure the time spent in data calls from now on (stats=summary; set at open).
     void measure_time(bool on) { clocked_ = on; }
-    // Local. The positions in which read_bytes bounces (config key read_bounce; set at open).
-    void bounce_reads(SlowCopyPhases phases) { bounce_ = phases; }
-    // Reads that went through the bounce buffer, and where the last one landed (for tests).
+    // Local. The positions in which read_bytes bounces (config key read_bounce; set at open) and
+    // the longest read that bounces (config key staging_buffer, kept within kBounceLongestFloor and
+    // kBounceLongestCap).
+    void bounce_reads(SlowCopyPhases phases, std::size_t longest = kBounceLongestDefault) {
+        bounce_ = phases;
+        bounce_longest_ = std::clamp(longest, kBounceLongestFloor, kBounceLongestCap);
+    }
+    // Reads that went through the bounce buffer, where the last one landed, the limit (for tests).
     std::uint64_t bounced_reads() const { return bounced_reads_; }
+    std::size_t bounce_longest() const { return bounce_longest_; }
     const char *last_bounce_slot() const { return last_bounce_slot_; }
     // Reads that bounce: from 2 KiB (4 KiB preads here: 1.0-1.4 us co-aligned, 2.4-3.7 us 8-24 bytes
-    // ahead, against 0.18 us for the copy out; at 1 KiB and below the two differ by less than the copy) to
-    // less than 64 KiB (longer ones are a call of their own into the caller's memory, as
-    // IndependentLimits::kDirectBytes has the engine move them without a copy).
+    // ahead, against 0.18 us for the copy out; at 1 KiB and below the two differ by less than the
+    // copy) up to the staging buffer's size (64 KiB to 4 MiB reads 16 bytes ahead: 30-38 ms per 64
+    // MiB, co-aligned 8.5-10, bounced 11-13). A longer read is one call straight into the caller's
+    // memory: bouncing it would take a call per buffer-full, and on a parallel file system a call
+    // costs more than the copy saves.
     static constexpr std::size_t kBounceFrom = std::size_t{2} << 10;
-    static constexpr std::size_t kBounceBelow = std::size_t{64} << 10;
+    static constexpr std::size_t kBounceLongestFloor = std::size_t{64} << 10;
+    static constexpr std::size_t kBounceLongestDefault = std::size_t{4} << 20; // staging_buffer's default
+    static constexpr std::size_t kBounceLongestCap = std::size_t{1} << 30;     // one MPI count
 
     // Local. Appends every data call from now on to `log` (null: stops). For tests.
     void record_calls(std::vector<CallRecord> *log) { log_ = log; }
@@ -151,7 +162,8 @@ private:
     bool timing_ = false;  // a timer is running
     bool clocked_ = false; // timers read the clock
     SlowCopyPhases bounce_{};
-    ScratchBuffer bounce_buffer_; // kBounceBelow (+ its phase) once used, kept while the file is open
+    std::size_t bounce_longest_ = kBounceLongestDefault;
+    ScratchBuffer bounce_buffer_; // grown in powers of two to the longest read bounced, kept while open
     std::uint64_t bounced_reads_ = 0;
     const char *last_bounce_slot_ = nullptr;
     std::vector<CallRecord> *log_ = nullptr;

@@ -2,7 +2,8 @@
 // is read from the file or copied from memory before it is used, so clearing it (std::vector's
 // resize) would only cost a memset of the whole buffer each time it grows. It starts on a page
 // boundary (malloc's large blocks start 16 bytes into a page), so that a read into it at an offset
-// congruent to the file address modulo 64 is co-aligned with the page cache (kernel_copy.hpp).
+// congruent to the file address modulo 64 is never 1-63 bytes ahead of the page cache's copy of it,
+// the kernel's slow case (kernel_copy.hpp).
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // Reads into memory misaligned with the file (driver/kernel_copy.hpp): the vector copy against
 // memcpy at every relative alignment, and MpiIo::read_bytes with the bounce forced on against the
-// file's bytes: which reads bounce (a slow phase, shorter than kBounceBelow), that they make the
+// file's bytes: which reads bounce (a slow position, up to the bounce limit), that they make the
 // same call at the same address, and that a short read past the end of the file reads zeros.
 #include "independent_engine.hpp"
 #include "kernel_copy.hpp"
@@ -108,8 +108,7 @@ TEST_F(BounceTest, ShortMisalignedReadsBounceAndReadTheFilesBytes) {
                     ASSERT_EQ(io_.read_bytes(addr, buf, bytes), bytes);
                     const std::size_t ahead = (phase + 4 * K - addr % (4 * K)) % (4 * K); // mod 4096
                     const bool misaligned = ahead != 0 && ahead < 64;
-                    const bool bounces =
-                        misaligned && bytes >= MpiIo::kBounceFrom && bytes < MpiIo::kBounceBelow;
+                    const bool bounces = misaligned && bytes >= MpiIo::kBounceFrom; // all under 4 MiB
                     EXPECT_EQ(io_.bounced_reads() - before, bounces ? 1u : 0u)
                         << "memory +" << phase << ", address " << addr << ", " << bytes << " bytes";
                     if (bounces) { // the kernel's copy co-aligned: the slot at the address's phase
@@ -141,6 +140,45 @@ TEST_F(BounceTest, BouncedReadsPastTheEndReadZeros) {
     for (std::size_t k = 100; k < 4 * K; ++k)
         ASSERT_EQ(buf[k], 0) << "byte " << k << " past the end of the file";
     EXPECT_EQ(buf[4 * K], 'x');
+}
+
+// Long reads bounce up to the limit (staging_buffer at open, at least kBounceLongestFloor), one
+// call each; a longer one goes straight into memory.
+TEST_F(BounceTest, LongReadsBounceUpToTheLimit) {
+    static std::vector<char> memory(2 * kFileBytes);
+    char *page = memory.data() + (4 * K - reinterpret_cast<std::uintptr_t>(memory.data()) % (4 * K));
+    std::vector<CallRecord> calls;
+    io_.record_calls(&calls);
+    io_.bounce_reads(SlowCopyPhases{true, true}, 128 * K);
+    for (std::size_t bytes : {64 * K, 128 * K, 128 * K + 1, kFileBytes - 4 * K}) {
+        char *buf = page + 16; // 16 bytes ahead of address 4 KiB (mod 4096)
+        std::fill(memory.begin(), memory.end(), 'x');
+        calls.clear();
+        const std::uint64_t before = io_.bounced_reads();
+        ASSERT_EQ(io_.read_bytes(4 * K, buf, bytes), bytes);
+        EXPECT_EQ(io_.bounced_reads() - before, bytes <= 128 * K ? 1u : 0u) << bytes << " bytes";
+        EXPECT_EQ(calls, (std::vector<CallRecord>{{'r', 4 * K, bytes}})) << "one call, its address";
+        for (std::size_t k = 0; k < bytes; ++k)
+            ASSERT_EQ(buf[k], pattern(4 * K + k)) << "byte " << k << " of " << bytes;
+        EXPECT_EQ(buf[bytes], 'x') << "wrote past the read's end";
+    }
+    // Below the floor the limit is the floor; a long read past the end of the file reads zeros; above
+    // the cap the limit is the cap.
+    io_.bounce_reads(SlowCopyPhases{true, true}, 1);
+    std::fill(memory.begin(), memory.end(), 'x');
+    const std::uint64_t before = io_.bounced_reads();
+    ASSERT_EQ(io_.read_bytes(kFileBytes - 4 * K, page + 16, 64 * K), 4 * K);
+    EXPECT_EQ(io_.bounced_reads() - before, 1u) << "64 KiB at a limit below the floor";
+    for (std::size_t k = 0; k < 4 * K; ++k)
+        ASSERT_EQ(page[16 + k], pattern(kFileBytes - 4 * K + k));
+    for (std::size_t k = 4 * K; k < 64 * K; ++k)
+        ASSERT_EQ(page[16 + k], 0) << "byte " << k << " past the end of the file";
+    ASSERT_EQ(io_.read_bytes(0, page + 16, 64 * K + 1), 64 * K + 1);
+    EXPECT_EQ(io_.bounced_reads() - before, 1u) << "64 KiB + 1 above the floor";
+    EXPECT_EQ(io_.bounce_longest(), MpiIo::kBounceLongestFloor);
+    io_.bounce_reads(SlowCopyPhases{true, true}, std::size_t{1} << 40);
+    EXPECT_EQ(io_.bounce_longest(), MpiIo::kBounceLongestCap) << "one MPI count at most";
+    io_.record_calls(nullptr);
 }
 
 TEST_F(BounceTest, OffReadsStraightIntoMemory) {

@@ -10,7 +10,7 @@
 // threshold) its own pages and starts it 16 bytes into the first, so 4 KiB blocks read at
 // page-aligned file addresses (an aligned dataset, H5Pset_alignment) into such a buffer are all
 // slow, for the built-in driver too. glibc's memcpy uses the same instruction from 4 KiB up and
-// pays the same. So a short read into such memory goes into a bounce buffer at the file's position
+// pays the same. So a read into such memory goes into a bounce buffer at the file's position
 // and is copied out with vector moves (copy_unaligned): two copies, both fast (docs/architecture.md,
 // "Reads into misaligned memory").
 #pragma once
@@ -28,7 +28,6 @@ struct SlowCopyPhases {
     static constexpr unsigned kSlowBelow = 64;
     bool low = false;
     bool high = false;
-    bool any() const { return low || high; }
     // Whether a copy from file address `addr` into `memory` is in a slow position.
     bool slow(const void *memory, std::uint64_t addr) const {
         const auto d = static_cast<unsigned>((reinterpret_cast<std::uintptr_t>(memory) - addr) % kPage);

@@ -182,6 +182,7 @@ std::size_t MpiIo::read_bytes(haddr_t addr, char *buf, std::size_t bytes) {
 // copied out with the rest. Without memory for the buffer the read goes straight into `buf`: the
 // bounce is only faster, and a rank must not fail alone for it.
 std::size_t MpiIo::bounced_read(haddr_t addr, char *buf, std::size_t bytes) {
+    static_assert(ScratchBuffer::kPhase % SlowCopyPhases::kSlowBelow == 0, "a slot must never be slow");
     char *slot = nullptr;
     try { // a power of two from kBounceLongestFloor: reads of growing sizes reallocate rarely
         slot = bounce_buffer_.at_phase_of(

@@ -112,8 +112,8 @@ public:
     void measure_time(bool on) { clocked_ = on; }
     // Local. The positions in which read_bytes bounces (config key read_bounce; set at open) and
     // the longest read that bounces (config key staging_buffer, kept within kBounceLongestFloor and
-    // kBounceLongestCap).
-    void bounce_reads(SlowCopyPhases phases, std::size_t longest = kBounceLongestDefault) {
+    // kBounceLongestCap; by default the floor).
+    void bounce_reads(SlowCopyPhases phases, std::size_t longest = 0) {
         bounce_ = phases;
         bounce_longest_ = std::clamp(longest, kBounceLongestFloor, kBounceLongestCap);
     }
@@ -129,8 +129,7 @@ public:
     // costs more than the copy saves.
     static constexpr std::size_t kBounceFrom = std::size_t{2} << 10;
     static constexpr std::size_t kBounceLongestFloor = std::size_t{64} << 10;
-    static constexpr std::size_t kBounceLongestDefault = std::size_t{4} << 20; // staging_buffer's default
-    static constexpr std::size_t kBounceLongestCap = std::size_t{1} << 30;     // one MPI count
+    static constexpr std::size_t kBounceLongestCap = std::size_t{1} << 30; // one MPI count
 
     // Local. Appends every data call from now on to `log` (null: stops). For tests.
     void record_calls(std::vector<CallRecord> *log) { log_ = log; }
@@ -162,7 +161,7 @@ private:
     bool timing_ = false;  // a timer is running
     bool clocked_ = false; // timers read the clock
     SlowCopyPhases bounce_{};
-    std::size_t bounce_longest_ = kBounceLongestDefault;
+    std::size_t bounce_longest_ = kBounceLongestFloor;
     ScratchBuffer bounce_buffer_; // grown in powers of two to the longest read bounced, kept while open
     std::uint64_t bounced_reads_ = 0;
     const char *last_bounce_slot_ = nullptr;

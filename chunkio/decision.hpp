@@ -1,8 +1,8 @@
-// The collective chunk I/O decision of parallel HDF5 (seed 003), as a pure function.
+// The collective chunk I/O decision of parallel HDF5 (docs/decisions.md D6), as a pure function.
 //
 // HDF5 1.14 ignores its chunk knobs once the driver does selection I/O (it always behaves as
 // linked-chunk); this module restores them for the mpiio driver. No MPI, no HDF5 calls: the
-// caller gathers the facts (see what_to_gather) and executes the plan (executor.hpp).
+// caller gathers the facts (see what_to_gather; plan.hpp) and driver/ runs the plan's steps.
 //
 // Algorithm (precedence as in H5D__piece_io / H5D__obtain_mpio_mode, H5Dmpio.c):
 //  1. An explicit choice (H5Pset_dxpl_mpio_chunk_opt or config chunk_opt=linked|multi) wins.

@@ -1,5 +1,5 @@
 // Agreement on the outcome of a collective step, so that one rank's failure fails every rank
-// instead of leaving the others waiting in the next collective call (ARCHITECTURE.md D10, D13).
+// instead of leaving the others waiting in the next collective call (docs/decisions.md D10, D13).
 //
 // The pattern of every collective step: each rank does its local part and catches its own error
 // (capture), a rank whose part failed still joins the collective MPI calls with an empty request,

@@ -1,7 +1,7 @@
-// The one error type of mpiio-vfd, shared by every layer (ARCHITECTURE.md D13).
+// The one error type of mpiio-vfd, shared by every layer (docs/decisions.md D13).
 //
 // Errors travel as exceptions inside the plugin and leave it only through the callback
-// trampolines (driver/callbacks.cpp), which push them once onto HDF5's error stack with the
+// trampolines (driver/plugin/callbacks.cpp), which push them once onto HDF5's error stack with the
 // source file and line where they were raised. Every function here is local (no communication).
 #pragma once
 

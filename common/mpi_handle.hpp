@@ -1,4 +1,4 @@
-// Owning wrappers for MPI handles (ARCHITECTURE.md D13): every communicator, info, derived
+// Owning wrappers for MPI handles (docs/decisions.md D13): every communicator, info, derived
 // datatype and reduction operation the plugin creates is freed exactly once, on every path, including error
 // paths. One template, one traits struct per handle kind. All operations are local.
 #pragma once

@@ -93,7 +93,7 @@ ci_mpich_1145() { run_config bookworm-mpich 1.14.5 -LE 'hydra-ucx|scale_by_hand'
 ci_openmpi_1146() { run_config bookworm-openmpi 1.14.6 -L '^(unit|plugin|mpi|errors|chunkio|selection_io|conformance)$' -E '[.]np[13][.]'; }
 # MPICH 4.0 + 1.14.6: the data-path suites on 2 ranks, one per core.
 ci_mpich_1146() { run_config bookworm-mpich 1.14.6 -L "$DATA_SUITES" -E '[.]np[134][.]'; }
-# The route of collective transfers forced both ways (ARCHITECTURE.md D12): every MPI-launched
+# The route of collective transfers forced both ways (docs/decisions.md D12): every MPI-launched
 # suite but the error tests (mpi, chunkio, selection_io...), 1-4 ranks under OMPIO and ROMIO, with
 # every file's configuration ending in collective_route=collective, then =independent
 # (MPIIO_TEST_CONFIG, test/support). Tests that check the route auto takes skip that check when

@@ -1,5 +1,6 @@
-// Regular hyperslabs as nested hvectors, built from the fastest dimension out (seed 000), after
-// folding every dimension into contiguous bytes wherever the selection allows it.
+// Regular hyperslabs as nested hvectors, built from the fastest dimension out (as HDF5's own
+// H5S__mpio_reg_hyper_type, H5Smpio.c), after folding every dimension into contiguous bytes
+// wherever the selection allows it.
 #pragma once
 
 #include "space_info.hpp"

@@ -1,4 +1,4 @@
-// selection/: HDF5 dataspace selections -> MPI datatypes (ARCHITECTURE.md D5). Public HDF5 API
+// selection/: HDF5 dataspace selections -> MPI datatypes (docs/decisions.md D5). Public HDF5 API
 // only, no dependency on driver/ logic; every function is local (no communication).
 //
 //   build_type        one selection in its own order             (piece_pair.hpp)

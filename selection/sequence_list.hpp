@@ -36,7 +36,7 @@ public:
     SequenceReader &operator=(const SequenceReader &) = delete;
     ~SequenceReader();
     // Next sequence in selection order; false after the last. Local. Inline: an irregular or
-    // point selection calls it once per run (callgrind: 40 instructions a run out of line).
+    // point selection calls it once per run.
     bool next(MPI_Aint &disp, MPI_Count &len) {
         if (single_ || pos_ == n_)
             return next_batch(disp, len);

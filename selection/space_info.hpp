@@ -45,7 +45,7 @@ SpaceInfo query_space(hid_t space, std::size_t elem_size);
 // Fills every field of SpaceInfo but extent_bytes in one step, or returns false when it cannot
 // (query_space then asks the public API). The public API costs an API entry per fact, five per
 // selection, which is most of a tiny independent transfer's cost in the driver; the driver
-// installs a source that reads HDF5's dataspace object directly (driver/hdf5_internals.hpp).
+// installs a source that reads HDF5's dataspace object directly (driver/hdf5/hdf5_internals.hpp).
 using SpaceInfoSource = bool (*)(hid_t space, SpaceInfo &out);
 // Not thread-safe: set once, before any transfer (nullptr restores the public API).
 void set_space_info_source(SpaceInfoSource source);

@@ -1,8 +1,8 @@
 /*
  * chunk_calls: one collective H5Dwrite and one H5Dread of a 2-D int dataset in 16 x 16 chunks
- * (64-byte chunk rows, issue 26's shape) through the mpiio plugin, for counting the plugin's
- * instructions per chunk under callgrind (run_chunk_calls.sh). One rank: nothing waits, so the
- * count is the same on every run.
+ * (64-byte chunk rows, the benchmark's manychunks2d shape) through the mpiio plugin, for counting
+ * the plugin's instructions per chunk under callgrind (run_chunk_calls.sh). One rank: nothing
+ * waits, so the count is the same on every run.
  *
  *   chunk_calls <file> <rows> <columns>
  */

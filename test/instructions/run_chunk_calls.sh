@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The plugin's instructions per chunk for a collective H5Dwrite and H5Dread of many small chunks
-# (issue 26), counted by callgrind (deterministic: the same count on every run of the same build,
-# whatever else the machine does), against the baseline of this stack in baseline.tsv: the test
-# fails when a change adds more than MARGIN percent. A stack without a baseline fails too, printing
-# the line to add (take it on the code the baseline should describe).
+# (the benchmark's manychunks2d shape), counted by callgrind (deterministic: the same count on
+# every run of the same build, whatever else the machine does), against the baseline of this stack
+# in baseline.tsv: the test fails when a change adds more than MARGIN percent. A stack without a
+# baseline fails too, printing the line to add (take it on the code the baseline should describe).
 #
 #   run_chunk_calls.sh <chunk_calls binary> <mpiexec> <stack key> [margin percent, default 10]
 set -euo pipefail

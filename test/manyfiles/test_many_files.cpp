@@ -187,7 +187,7 @@ TEST(ManyFiles, HundredsOpenAtOnceOnWorldSplitAndSelfMixedWithBuiltInDriver) {
     close_all(files);
 
     // The plugin keeps the communicator of the last file closed over each group of ranks for the
-    // next open (driver/comm_pool.hpp): one per distinct group among world, split and self, and
+    // next open (driver/file/comm_pool.hpp): one per distinct group among world, split and self, and
     // nothing else may stay.
     std::vector<MPI_Comm> plugin_comms; // the communicators of the files the plugin opened
     for (const auto &f : files)

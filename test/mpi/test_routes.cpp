@@ -1,4 +1,4 @@
-// Collective transfers and their route choice (ARCHITECTURE.md D12): whatever route a collective
+// Collective transfers and their route choice (docs/decisions.md D12): whatever route a collective
 // write takes, bytes no rank selects keep what the file held, and the file equals the built-in
 // driver's. Every case runs under each policy (auto, collective, independent; the environment's
 // MPIIO_TEST_CONFIG may add more settings), contiguous and chunked, with HDF5's selection I/O on

@@ -189,8 +189,8 @@ TEST(Stats, InterleavedReadsFollowTheOverlapLimit) {
 
 // Independent reads of byte runs: small runs a short gap apart share one sieved call through the
 // staging buffer; a run of 64 KiB or more moves with a call of its own, straight into the
-// caller's memory (copying it through the staging buffer cost more than the call: ROMIO's chunk
-// fill and h5perf's chunked collective write ran 0.55x the built-in driver that way).
+// caller's memory (copying it through the staging buffer costs more than the call:
+// IndependentLimits::kDirectBytes).
 TEST(Stats, LargeRunsMoveStraightSmallRunsShareACall) {
     const int rank = world_rank(), size = world_size();
     constexpr hsize_t kLargeBlock = 32768, kSmallBlock = 256, kGap = 256; // ints: 128 KiB, 1 KiB, 1 KiB

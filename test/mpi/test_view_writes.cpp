@@ -1,5 +1,5 @@
 // Independent writes of many small runs as one call through the rank's own file view
-// (driver/mpi_io.hpp): never a byte between the runs is written, so ranks writing interleaved
+// (driver/io/mpi_io.hpp): never a byte between the runs is written, so ranks writing interleaved
 // elements at the same time all keep their bytes; the view is used where it may be (8 runs or
 // more, not in MPI atomic mode, not with view_writes=off, by default not for irregular runs under
 // Open MPI's ROMIO) and the file equals the built-in driver's. The tests of the view's mechanism

@@ -1,13 +1,13 @@
 // The documented meaning of the driver's configuration string (README "Configuration" table and
-// driver/config.hpp), written down independently of driver/config.cpp so the randomized test
-// (test_config_fuzz.cpp) can predict, for any string, whether parse_config must accept it and
-// with which settings, or reject it naming which key.
+// driver/settings/config.hpp), written down independently of driver/settings/config.cpp so the randomized
+// test (test_config_fuzz.cpp) can predict, for any string, whether parse_config must accept it and with which
+// settings, or reject it naming which key.
 //
 // This is the one place to update when the key table changes (a new key: one line in kKeys and,
 // if it is a new kind of value, one case in apply_value; a new Config member: expected_equal).
 #pragma once
 
-#include "config.hpp"
+#include "settings/config.hpp"
 
 #include <mpi.h>
 
@@ -46,7 +46,7 @@ inline const std::vector<KeySpec> &keys() {
         {"collective_route", ValueKind::Choice, {"auto", "collective", "independent"}},
         {"read_overlap_limit", ValueKind::Unsigned, {}, 1, 65536},
         {"view_writes", ValueKind::Choice, {"auto", "on", "off"}},
-        {"read_bounce", ValueKind::Choice, {"auto", "on", "off"}},
+        {"host_copies", ValueKind::Choice, {"on", "off"}},
         {"chunk_opt", ValueKind::Choice, {"default", "linked", "multi"}},
         {"chunk_opt_num", ValueKind::Unsigned, {}, 0, 1u << 30},
         {"chunk_opt_ratio", ValueKind::Unsigned, {}, 0, 100},
@@ -89,10 +89,8 @@ inline void store(Config &config, const std::string &key, const std::string &cho
                                                             : mpiio::CollectiveRoute::Auto;
     else if (key == "read_overlap_limit")
         config.read_overlap_limit = static_cast<unsigned>(number);
-    else if (key == "read_bounce")
-        config.read_bounce = choice == "on"    ? mpiio::ReadBounce::On
-                             : choice == "off" ? mpiio::ReadBounce::Off
-                                               : mpiio::ReadBounce::Auto;
+    else if (key == "host_copies")
+        config.host_copies = choice == "off" ? mpiio::HostCopies::Off : mpiio::HostCopies::On;
     else if (key == "view_writes")
         config.view_writes = choice == "on"    ? mpiio::ViewWrites::On
                              : choice == "off" ? mpiio::ViewWrites::Off
@@ -128,8 +126,8 @@ inline std::string difference(const Config &got, const Config &want) {
                " != " + std::to_string(want.read_overlap_limit);
     if (got.view_writes != want.view_writes)
         return "view_writes";
-    if (got.read_bounce != want.read_bounce)
-        return "read_bounce";
+    if (got.host_copies != want.host_copies)
+        return "host_copies";
     if (got.chunk_opt != want.chunk_opt)
         return "chunk_opt " + opt(got.chunk_opt) + " != " + opt(want.chunk_opt);
     if (got.chunk_opt_num != want.chunk_opt_num)

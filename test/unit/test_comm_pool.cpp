@@ -1,9 +1,9 @@
-// The comm pool (driver/comm_pool.hpp) on 1-4 ranks of MPI_COMM_WORLD: a file opened over ranks a
+// The comm pool (driver/file/comm_pool.hpp) on 1-4 ranks of MPI_COMM_WORLD: a file opened over ranks a
 // closed file was opened over reuses its communicator without MPI_Comm_dup; two files open at once
 // never share one; the pool keeps one per group; and ranks whose pools differ in other groups
 // still decide alike for the group they open over (a rank that duplicated while another reused
 // would leave this test at its timeout); communicators with a topology are never kept.
-#include "comm_pool.hpp"
+#include "file/comm_pool.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

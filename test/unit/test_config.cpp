@@ -1,8 +1,8 @@
-// Table tests of the driver's configuration parser (driver/config.hpp): defaults, every key and
+// Table tests of the driver's configuration parser (driver/settings/config.hpp): defaults, every key and
 // value, blanks and empty entries, MPI-IO hints, and the error messages for unknown keys, bad
 // values and malformed entries. parse_config makes no MPI or HDF5 calls.
 #include "common/error.hpp"
-#include "config.hpp"
+#include "settings/config.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -212,6 +212,11 @@ INSTANTIATE_TEST_SUITE_P(UnknownKeys, ConfigRejects,
                                          Rejected{"hint=cb_nodes", {"hint"}}, Rejected{"=1", {}},
                                          Rejected{"syncs=never", {"syncs"}}));
 
+// Keys earlier releases took: the error says the key was removed and why.
+INSTANTIATE_TEST_SUITE_P(RetiredKeys, ConfigRejects,
+                         testing::Values(Rejected{"read_bounce=off", {"read_bounce", "removed"}},
+                                         Rejected{"read_bounce=auto", {"read_bounce", "caller's buffer"}}));
+
 INSTANTIATE_TEST_SUITE_P(
     BadValues, ConfigRejects,
     testing::Values(Rejected{"sync=sometimes", {"sync", "sometimes"}},
@@ -229,6 +234,7 @@ INSTANTIATE_TEST_SUITE_P(
                     Rejected{"sieve_gap=-4K", {"sieve_gap", "-4K"}},
                     Rejected{"sieve_gap=K", {"sieve_gap", "K"}}, Rejected{"sieve_gap=", {"sieve_gap"}},
                     Rejected{"chunk_opt=one", {"chunk_opt", "one"}}, Rejected{"chunk_opt=", {"chunk_opt"}},
+                    Rejected{"host_copies=auto", {"host_copies", "auto"}},
                     Rejected{"chunk_opt_num=-1", {"chunk_opt_num", "-1"}},
                     Rejected{"chunk_opt_num=2.5", {"chunk_opt_num", "2.5"}},
                     Rejected{"chunk_opt_num=4K", {"chunk_opt_num", "4K"}},

@@ -1,8 +1,8 @@
 // hdf5_internals: every HDF5-private symbol and behaviour the driver relies on, checked against the
 // running library. A new HDF5 release that renames a getter, a property or the version string, or
 // changes what the transfer state reports, fails here with a message saying which item broke
-// (see driver/hdf5_internals.hpp for the source references).
-#include "hdf5_internals.hpp"
+// (see driver/hdf5/hdf5_internals.hpp for the source references).
+#include "hdf5/hdf5_internals.hpp"
 
 #include "common/error.hpp"
 #include "h5fd_mpiio.h"

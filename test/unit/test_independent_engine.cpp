@@ -1,10 +1,10 @@
-// The independent engine on its own (driver/independent_engine.hpp): requests of every source
+// The independent engine on its own (driver/independent/independent_engine.hpp): requests of every source
 // (one range, byte runs, typed pieces) against an MPI_COMM_SELF file on tmpfs, no HDF5 file. Each
 // row names the MPI-IO calls the request must produce and checks every byte of the file and of
 // memory afterwards.
-#include "independent_engine.hpp"
-#include "independent_plan.hpp"
-#include "mpi_layer.hpp"
+#include "independent/independent_engine.hpp"
+#include "independent/independent_plan.hpp"
+#include "io/mpi_layer.hpp"
 #include "selection/indexed_type.hpp"
 #include "selection/mpi_build.hpp"
 #include "selection/point_selection.hpp"
@@ -137,9 +137,9 @@ TEST_F(EngineTest, StreamedReadsMakeThePlansCalls) {
     const std::vector<mpiio::Run> runs = {
         {0, K, m},                   // a stretch with the next (file-adjacent, memory apart)
         {K, K, m + 2 * K},           //
-        {3 * K, 512, m + 4 * K},     // hole 1 KiB + 512 bytes <= gap_cost: joins the span
+        {3 * K, 512, m + 4 * K},     // hole 1 KiB + 512 bytes <= sieve_gap: joins the span
         {12 * K, K, m + 5 * K},      // hole 8.5 KiB: a call of its own
-        {20 * K, 64 * K, m + 6 * K}, // kDirectBytes: straight into memory
+        {20 * K, 64 * K, m + 6 * K}, // kOwnCallBytes: straight into memory
         {84 * K, K, m + 70 * K},     // file-adjacent to the long one, yet a call of its own
         {100 * K, 2 * K, m + 72 * K},
         {103 * K, K, m + 74 * K},  // hole 1 KiB + 1 KiB: joins

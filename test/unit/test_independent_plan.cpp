@@ -1,6 +1,6 @@
-// The independent engine's decisions as tables (driver/independent_plan.hpp): which strategy a
+// The independent engine's decisions as tables (driver/independent/independent_plan.hpp): which strategy a
 // request's shape gets, and which calls a staged group of segments becomes. No MPI, no HDF5.
-#include "independent_plan.hpp"
+#include "independent/independent_plan.hpp"
 
 #include <gtest/gtest.h>
 
@@ -31,12 +31,12 @@ struct StrategyRow {
 TEST(IndependentPlan, StrategyTable) {
     const std::vector<StrategyRow> rows = {
         {"nothing to move", {0, 0, 0, 0, false, false}, Direction::Read, true, Strategy::Nothing},
-        {"one range, one buffer", {4096, 4096, 1, 1, true, true}, Direction::Write, false, Strategy::Direct},
+        {"one range, one buffer", {4096, 4096, 1, 1, true, true}, Direction::Write, false, Strategy::OneCall},
         {"one range, memory of 4-byte pieces: MPI's engine in one call",
          {4096, 4096, 1, 1024, true, false},
          Direction::Read,
          true,
-         Strategy::Direct},
+         Strategy::OneCall},
         {"one range, memory of 1 KiB pieces: staged",
          {64 * K, 64 * K, 1, 64, true, false},
          Direction::Write,
@@ -85,7 +85,7 @@ std::string calls(const std::vector<GroupCall> &cs) {
         if (!out.empty())
             out += ", ";
         switch (c.kind) {
-        case GroupCall::Kind::Direct:
+        case GroupCall::Kind::Straight:
             out += "D";
             break;
         case GroupCall::Kind::ReadSpan:

@@ -1,5 +1,5 @@
 // route::decide: the per-operation route choice of collective transfers, as tables.
-#include "route.hpp"
+#include "collective/route.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,96 @@
+// The collective engine (docs/decisions.md D12, D16): a collective transfer, which every rank makes
+// once per operation (possibly with nothing to move), in three steps:
+//
+//   1. exchange (collective): each rank's extent, whether it is contiguous, whether its bytes can
+//      move with independent calls, and its error (a failed preparation, or an earlier failed
+//      write: failed_writes.hpp), folded into one MPI_Allreduce of a fixed size; only when that
+//      cannot decide, an MPI_Allgather of every rank's extent (route.hpp). If any rank failed,
+//      every rank throws here, before any byte moves;
+//   2. route (local, identical everywhere): route::decide_from_summary / route::decide;
+//   3. move: the independent route - each rank's request through the independent engine (writes
+//      bridge holes only when no two ranks' extents overlap), then an MPI_Ibarrier that the file's
+//      next transfer completes first; or the MPI route - the file extended to the EOA when it grew
+//      (holes then read as zeros), one MPI_File_{read,write}_at_all with the byte view when every
+//      rank is contiguous, else set_view + *_all + view reset.
+//
+// The library's "rank 0 reads, the others receive" request skips all that: rank 0 reads through
+// the independent engine and broadcasts.
+#pragma once
+
+#include "common/mpi_handle.hpp"
+#include "independent/independent_engine.hpp"
+#include "io/failed_writes.hpp"
+#include "io/file_extent.hpp"
+#include "io/mpi_io.hpp"
+#include "io/request.hpp"
+#include "settings/config.hpp"
+
+#include <mpi.h>
+
+#include <optional>
+#include <vector>
+
+namespace mpiio {
+
+// What a collective transfer needs of its file, bound once at open (the file owns every part).
+struct CollectiveContext {
+    MPI_Comm comm = MPI_COMM_NULL; // the file's communicator
+    int rank = 0, size = 1;
+    MPI_Info hints = MPI_INFO_NULL; // the hints in effect, for the MPI route's file views
+    CollectiveRoute route = CollectiveRoute::Auto;
+    unsigned read_overlap_limit = tuning::kReadOverlapLimit;
+    bool host_copies = true;       // config host_copies
+    bool read_only = false;        // writes are refused on every rank together
+    bool sync_after_write = false; // the MPI-IO layer needs MPI_File_sync for visibility
+    MpiIo *io = nullptr;
+    IndependentEngine *independent = nullptr;
+    FailedWrites *failed_writes = nullptr;
+    FileExtent *extent = nullptr; // the MPI route extends the file to the EOA before it writes
+};
+
+class CollectiveEngine {
+public:
+    CollectiveEngine() = default;
+    CollectiveEngine(const CollectiveEngine &) = delete;
+    CollectiveEngine &operator=(const CollectiveEngine &) = delete;
+
+    // Local. The file's parts the engine works with; once, at open.
+    void bind(const CollectiveContext &context) { ctx_ = context; }
+
+    // Collective. `mine` is this rank's part (empty when `local_error` says its preparation failed:
+    // the rank then joins with nothing and every rank fails). An error while moving fails this rank
+    // at once; a failed write also fails every rank's next collective step on the file. The caller
+    // has settled the file (settle(), its error passed as `local_error`).
+    void transfer(IoRequest &mine, Direction dir, std::optional<Error> local_error);
+
+    // Local (completes the barrier every rank posted). Waits until every rank has finished the
+    // last collective write that took the independent route; a no-op when there is none. Every
+    // callback, flush, truncate and close calls it first, once: HDF5 follows collective writes with
+    // independent writes to the same bytes (a chunk filled collectively, then written by another
+    // rank), which must not overtake them. (Inline: it runs before every callback, a file open's
+    // metadata reads included, and almost always has nothing to wait for.)
+    void settle() {
+        if (pending_barrier_ != MPI_REQUEST_NULL)
+            wait_for_barrier();
+    }
+
+private:
+    void wait_for_barrier();
+    struct Route;
+    Route exchange(const IoRequest &mine, Direction dir, std::optional<Error> local_error);
+    void broadcast_read(IoRequest &mine, std::optional<Error> local_error);
+    void mpi_route(IoRequest &mine, Direction dir, bool all_contiguous, bool individual);
+    void independent_route(IoRequest &mine, Direction dir, bool disjoint);
+    std::optional<Error> extend_to_eoa();
+
+    void make_summary_reduction();
+
+    CollectiveContext ctx_;
+
+    MPI_Request pending_barrier_ = MPI_REQUEST_NULL;
+    std::vector<std::int64_t> extents_; // every rank's words of the full exchange
+    Datatype summary_type_;             // step 1's reduction (route::ExtentSummary)
+    Op summary_op_;
+};
+
+} // namespace mpiio

@@ -1,0 +1,78 @@
+// The route of a collective transfer (docs/decisions.md D12), decided from what the ranks said about
+// their extents. Pure functions: identical inputs give the identical decision on every rank, which
+// keeps the ranks' MPI calls matched.
+//
+// Two forms of what the ranks say (collective_engine.cpp exchanges them):
+//  - the summary: every rank's extent folded, in rank order, into a fixed number of words by one
+//    MPI_Allreduce (combine() is associative, not commutative). Whatever the number of ranks P, each
+//    rank sends and receives the same few words; it decides the common cases (extents that ascend
+//    with the rank, extents that certainly overlap) on its own (decide_from_summary);
+//  - the full exchange: every rank's {lo, hi, flags} (an MPI_Allgather, 24 x P bytes per rank),
+//    needed only when the summary cannot decide (decide). Both give the same decision.
+#pragma once
+
+#include "settings/config.hpp"
+
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+namespace mpiio::route {
+
+// What each rank says: three words, {lo, hi, flags}; [lo, hi) is the file range the rank
+// touches (lo == hi: nothing to move).
+inline constexpr std::size_t kWords = 3;
+enum Flag : std::int64_t {
+    kContiguous = 1,         // the rank's file side is one contiguous range
+    kIndependentCapable = 2, // its bytes can move with independent calls (no file view needed)
+};
+
+struct Decision {
+    bool independent = false;   // every rank moves its own bytes with independent calls
+    bool disjoint = true;       // no two ranks' ranges overlap (touching is fine)
+    bool all_contiguous = true; // every rank's file side is one range (MPI I/O needs no view)
+};
+
+// `words`: kWords per rank, rank by rank. `individual_io`: the application asked for independent
+// low-level calls under a collective transfer (H5Pset_dxpl_mpio_collective_opt INDIVIDUAL_IO).
+// `overlap_limit` (at least 1): under `auto`, the ranks move their own bytes when their ranges
+// add up to at most this many times the file range they cover together: 1 (writes) takes only
+// disjoint ranges; reads pass config.read_overlap_limit (a rank reading on its own reads inside
+// its own range only, so the ranks read at most that many times what MPI collective I/O would
+// read once).
+Decision decide(std::span<const std::int64_t> words, CollectiveRoute policy, bool individual_io,
+                std::uint64_t overlap_limit);
+
+// What a run of consecutive ranks' extents are, as far as the route needs to know. A rank with
+// nothing to move has no extent (`any` 0). Plain int64 words so that MPI can reduce them as one
+// contiguous datatype.
+struct ExtentSummary {
+    std::int64_t any = 0;      // some rank of the run touches bytes
+    std::int64_t ordered = 1;  // their extents ascend in rank order without overlapping
+    std::int64_t first_lo = 0; // the first non-empty extent's lo, in rank order
+    std::int64_t last_hi = 0;  // the last non-empty extent's hi
+    std::int64_t min_lo = 0;   // over the non-empty extents
+    std::int64_t max_hi = 0;
+    std::int64_t total = 0;               // the extents' lengths added up (saturating)
+    std::int64_t longest = 0;             // the longest extent
+    std::int64_t all_contiguous = 1;      // every non-empty extent is one contiguous range
+    std::int64_t all_capable = 1;         // every non-empty extent can move with independent calls
+    std::int64_t failed_rank = INT64_MAX; // the lowest rank that failed to prepare
+};
+inline constexpr int kSummaryWords = static_cast<int>(sizeof(ExtentSummary) / sizeof(std::int64_t));
+
+// One rank's summary: [lo, hi) and its flags, `failed` when its preparation failed.
+ExtentSummary summarize(std::int64_t lo, std::int64_t hi, std::int64_t flags, int rank, bool failed);
+
+// `right` becomes the summary of `left`'s ranks followed by `right`'s (left: the lower ranks).
+void combine(const ExtentSummary &left, ExtentSummary &right);
+
+// The decision, when the summary is enough for it: the same Decision decide() gives on the full
+// exchange, in every field the transfer uses (`independent`, `all_contiguous`, and `disjoint` when
+// `need_disjoint`, i.e. for writes). Empty when only the full exchange can tell.
+std::optional<Decision> decide_from_summary(const ExtentSummary &summary, CollectiveRoute policy,
+                                            bool individual_io, std::uint64_t overlap_limit,
+                                            bool need_disjoint);
+
+} // namespace mpiio::route

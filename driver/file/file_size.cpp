@@ -1,0 +1,91 @@
+// truncate / flush: reconcile the physical file with the library's end of allocation, and make
+// written data durable. Both are collective: the library calls them on every rank.
+#include "common/agreement.hpp"
+#include "file/file.hpp"
+#include "hdf5/hdf5_internals.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+namespace mpiio {
+
+namespace {
+
+// Collective. Rank 0's file size, handed to every rank by one MPI_Allreduce that also agrees on
+// every rank's `local_error` (thrown on every rank when any rank brought one).
+MPI_Offset rank0_size_agreeing(File *file, std::optional<Error> local_error) {
+    FileState &st = *file->state;
+    MPI_Offset size = -1;
+    if (st.rank == 0 && !local_error)
+        local_error = capture([&] { size = st.io.size(); });
+    std::array<std::int64_t, 1> rank0_size{st.rank == 0 ? static_cast<std::int64_t>(size) : -1};
+    allreduce_max_agreeing(st.comm.get(), rank0_size, local_error);
+    return static_cast<MPI_Offset>(rank0_size[0]);
+}
+
+} // namespace
+
+void truncate_file(File *file, bool closing) {
+    FileState &st = *file->state;
+    FileExtent &x = st.extent;
+    if (x.eoa == x.last_eoa)
+        return; // nothing was allocated or freed since the last call: no communication at all
+    if (closing) {
+        // The library truncates twice while closing (H5F__flush_phase2, then H5F__dest) and then
+        // writes the superblock before it closes the file: one exchange in close_file resizes the
+        // file and agrees on everything that failed before the close, the superblock included.
+        // (known_size stays: the file is not resized yet.)
+        x.truncate_at_close = x.eoa;
+        x.last_eoa = x.eoa;
+        st.io.set_eof(x.eoa);
+        return;
+    }
+    const MPI_Comm comm = st.comm.get();
+    // Every rank's writes must be done before rank 0 looks at the size, unless the library is
+    // between its own flush barriers.
+    if (!hdf5_internals::file_flushing())
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier (truncate)");
+    const MPI_Offset size = rank0_size_agreeing(file, st.failed_writes.with(std::nullopt));
+    const auto needed = static_cast<MPI_Offset>(x.eoa);
+    if (size != needed) {
+        // Collective; the agreement after it doubles as the barrier that keeps any rank from
+        // writing past the new end before every rank has truncated.
+        collectively(comm, [&] { st.io.set_size(needed); });
+    }
+    x.truncate_at_close.reset();
+    x.last_eoa = x.eoa;
+    st.io.set_eof(x.eoa);
+    x.known_size = x.eoa;
+}
+
+// No barrier before rank 0 reads the size: every write lies below the EOA, so a write still in
+// flight on another rank can make the size rank 0 sees smaller than the file's final one but
+// never larger than the EOA, and resizing to the EOA is right either way.
+bool truncate_while_closing(File *file, std::optional<Error> earlier, std::optional<Error> &resize_error) {
+    FileState &st = *file->state;
+    const auto needed = static_cast<MPI_Offset>(*st.extent.truncate_at_close);
+    st.extent.truncate_at_close.reset();
+    if (rank0_size_agreeing(file, std::move(earlier)) == needed)
+        return false;
+    resize_error = capture([&] { st.io.set_size(needed); });
+    return true;
+}
+
+void flush_file(File *file, bool closing) {
+    FileState &st = *file->state;
+    // MPI_File_close makes everything visible, so a closing flush needs no sync (as the built-in
+    // driver); read-only files have nothing to sync.
+    if (closing || st.read_only || st.config.sync == SyncPolicy::Never)
+        return;
+    IoTimer timer = st.io.timer();
+    // The rank's own handle (view writes) first, on its own: MPI_File_sync on the shared handle is
+    // collective and must be reached by every rank whatever that one gives.
+    std::optional<Error> error = capture([&] { st.io.sync_own_handle(); });
+    std::optional<Error> shared_error = capture([&] { st.io.sync(); });
+    if (!error)
+        error = std::move(shared_error);
+    agree(st.comm.get(), st.failed_writes.with(error));
+}
+
+} // namespace mpiio

@@ -1,0 +1,169 @@
+// The one place where the driver moves data through MPI-IO (docs/decisions.md D16), in the spirit of
+// PnetCDF's ncmpio_read_write: every MPI_File_{read,write}_at[_all] and file view of the driver is
+// here, each one with its checks (addresses within MPI_Offset, the count moved: a short write is an
+// error, a short read past the end of the file reads zeros), its statistics and the end-of-file
+// tracking. Engines above decide what to move; this file only moves it.
+//
+// Two handles: the file's shared one (File::fh, opened collectively; its view changes only in
+// collective calls) and, for independent writes of many small runs, the rank's own handle opened
+// on MPI_COMM_SELF on first use (a view set on it involves no other rank).
+#pragma once
+
+#include "common/error.hpp"
+#include "common/mpi_handle.hpp"
+#include "io/direction.hpp"
+#include "settings/stats.hpp"
+
+#include <H5FDdevelop.h>
+#include <mpi.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mpiio {
+
+// One side of an MPI call's memory: `count` items of `type` from `base` (`bytes` payload bytes).
+struct MemoryBuffer {
+    void *base = nullptr;
+    int count = 0;
+    MPI_Datatype type = MPI_BYTE;
+    std::size_t bytes = 0;
+};
+
+// What the rank's own handle needs to be opened (set at file open).
+struct OwnHandleSettings {
+    std::string path;               // resolved at open: a later chdir must not change the file
+    MPI_Info hints = MPI_INFO_NULL; // the file's hints in effect (owned by FileState)
+    bool allowed = false;           // view_writes not off, and writes visible without MPI_File_sync
+    bool any_layer = false;         // view_writes=on: also where views save no call (mpi_layer.hpp)
+};
+
+// One data call, as a test sees it (MpiIo::record_calls): 'r' / 'w' an independent read / write
+// on the shared handle, 'v' a view write on the rank's own handle, 'R' / 'W' a collective (or
+// individual) read / write under the shared handle's view.
+struct CallRecord {
+    char kind = 0;
+    haddr_t addr = 0; // file address (for 'R' / 'W': the offset given to the call)
+    std::size_t bytes = 0;
+    bool operator==(const CallRecord &) const = default;
+};
+
+class MpiIo {
+public:
+    MpiIo() = default;
+    MpiIo(const MpiIo &) = delete;
+    MpiIo &operator=(const MpiIo &) = delete;
+
+    // Local. Binds the shared handle (File::fh) and the settings; called once at open.
+    void bind(MPI_File *shared, OwnHandleSettings own, haddr_t eof);
+
+    // --- independent calls (local) ---------------------------------------------------------------
+    // One MPI_File_{read,write}_at of `memory` at `addr`. Reads: returns the bytes moved and zeroes
+    // the rest of the memory; writes: throws Error(Io) unless every byte moved.
+    std::size_t read_at(haddr_t addr, const MemoryBuffer &memory);
+    void write_at(haddr_t addr, const MemoryBuffer &memory);
+    // The same for `bytes` contiguous bytes of memory (any size: above INT_MAX as 1 GiB blocks),
+    // always straight between `buf` and the file: the caller's buffer is handed to MPI as the
+    // built-in driver hands it (device memory with a CUDA-aware MPI-IO layer included).
+    std::size_t read_bytes(haddr_t addr, char *buf, std::size_t bytes);
+    void write_bytes(haddr_t addr, const char *buf, std::size_t bytes);
+
+    // Whether the rank's own handle can take a view write of runs now (not in MPI atomic mode, and
+    // only where the settings and the MPI-IO layer allow: with view_writes=auto, under Open MPI's
+    // ROMIO only `regular` runs, mpi_layer.hpp), opening it on first use. Local; false also when it cannot be
+    // opened (the caller then writes run by run).
+    bool own_view_usable(bool regular);
+    // Local, no MPI call after the first: false when a view write of such runs is known to be of
+    // no use for this file (the settings, the layer, or a failed open), so that a plan need not
+    // consider one.
+    bool own_view_may_be_usable(bool regular);
+    // One MPI_File_write_at of `bytes` contiguous bytes through the view `file_type` at `disp` on
+    // the rank's own handle; throws Error(Io) unless every byte moved. Local.
+    void write_through_own_view(haddr_t disp, MPI_Datatype file_type, const char *data, std::size_t bytes,
+                                std::size_t runs, haddr_t end);
+
+    // --- collective calls on the shared handle ------------------------------------------------------
+    // Collective. MPI_File_set_view(disp, MPI_BYTE, file_type), or back to the byte view.
+    void set_view(MPI_Offset disp, MPI_Datatype file_type, MPI_Info hints);
+    void reset_view(MPI_Info hints);
+    // Collective (`individual`: MPI_File_{read,write}_at under the view, as HDF5's INDIVIDUAL_IO
+    // asks). Returns the bytes moved; reads zero the memory past them, writes throw Error(Io) when
+    // short. `end` is one past the highest file byte written (end-of-file tracking).
+    std::size_t shared_read(MPI_Offset offset, const MemoryBuffer &memory, bool individual);
+    void shared_write(MPI_Offset offset, const MemoryBuffer &memory, bool individual, haddr_t end);
+
+    // --- state ------------------------------------------------------------------------------------
+    // The physical size as far as this rank knows it (exact after open and truncate; writes grow it).
+    haddr_t eof() const { return eof_; }
+    void set_eof(haddr_t eof) { eof_ = eof; }
+    Stats &stats() { return stats_; }
+    const Stats &stats() const { return stats_; }
+    // A clock pair around a whole run-by-run operation instead of one per call (stats.hpp), when
+    // the time is measured at all.
+    IoTimer timer() { return IoTimer(stats_, timing_, clocked_); }
+    // Local. Measure the time spent in data calls from now on (stats=summary; set at open).
+    void measure_time(bool on) { clocked_ = on; }
+    // Local. Appends every data call from now on to `log` (null: stops). For tests.
+    void record_calls(std::vector<CallRecord> *log) { log_ = log; }
+
+    // --- the file as a whole, on the shared handle ----------------------------------------------
+    // Collective. MPI_File_sync (counted); throws Error(Mpi).
+    void sync();
+    // Local. MPI_File_get_size; throws Error(Mpi).
+    MPI_Offset size() const;
+    // Collective. MPI_File_set_size (counted; `what` names it in an error); throws Error(Mpi).
+    void set_size(MPI_Offset size, const char *what = "MPI_File_set_size");
+
+    // Local. MPI_File_sync on the rank's own handle, if it was opened (before the shared handle's).
+    void sync_own_handle();
+    // Local. Closes the rank's own handle, if it was opened; its error, if any.
+    std::optional<Error> close_own_handle(const std::string &file_name);
+
+private:
+    enum class Call { ReadAt, WriteAt, ReadAtAll, WriteAtAll };
+    template <Call C> std::size_t call(MPI_Offset offset, const MemoryBuffer &memory);
+    template <Call C> std::size_t byte_call(haddr_t addr, char *buf, std::size_t bytes);
+    template <Call C> std::size_t account(MPI_Offset offset, const MemoryBuffer &memory, std::size_t done);
+    std::size_t moved(const MPI_Status &status, const MemoryBuffer &memory) const;
+    void record(char kind, haddr_t addr, std::size_t bytes) {
+        if (log_ != nullptr)
+            log_->push_back(CallRecord{kind, addr, bytes});
+    }
+
+    MPI_File *shared_ = nullptr;
+    OwnHandleSettings own_settings_;
+    MPI_File own_ = MPI_FILE_NULL;
+    bool own_unusable_ = false;
+    std::optional<bool> irregular_views_pay_off_; // the layer's answer, asked once per file
+    haddr_t eof_ = 0;
+    Stats stats_{};
+    bool timing_ = false;  // a timer is running
+    bool clocked_ = false; // timers read the clock
+    std::vector<CallRecord> *log_ = nullptr;
+};
+
+// --- calls on a file before (or without) an MpiIo: open, close, delete, size and hints ----------
+// Every MPI_File_* call of the driver is in mpi_io.cpp; these are the ones on a handle no MpiIo
+// holds yet (open_file's, before the open is agreed on) or on a name.
+// Collective over `comm`. MPI_File_open; the MPI error code (the caller decides what a failure is).
+int open_mpi_file(MPI_Comm comm, const char *name, int amode, MPI_Info hints, MPI_File *fh);
+// Collective. MPI_File_close; the MPI error code.
+int close_mpi_file(MPI_File *fh);
+// Local. MPI_File_delete; the MPI error code.
+int delete_mpi_file(const char *name, MPI_Info hints);
+// Local. MPI_File_get_size; throws Error(Mpi).
+MPI_Offset mpi_file_size(MPI_File fh);
+// Collective. MPI_File_set_size; throws Error(Mpi) naming `what`.
+void set_mpi_file_size(MPI_File fh, MPI_Offset size, const char *what);
+// Local. The hints in effect (MPI_File_get_info), or nothing when the layer does not tell.
+std::optional<Info> mpi_file_hints(MPI_File fh);
+// Collective. MPI_File_set_info: hints are advisory, so a refusal is no error.
+void set_mpi_file_hints(MPI_File fh, MPI_Info hints);
+
+// Local. The part of a buffer described by (count, type) that lies past its first `done` bytes, in
+// the datatype's type-map order, is set to zero (reads past the end of the file read zeros).
+void zero_fill_after(const MemoryBuffer &memory, std::size_t done);
+
+} // namespace mpiio

@@ -1,0 +1,339 @@
+#include "settings/config.hpp"
+
+#include "common/error.hpp"
+
+#include <mpi.h>
+
+#include <array>
+#include <functional>
+#include <type_traits>
+
+namespace mpiio {
+namespace {
+
+std::string trim(const std::string &s) {
+    const char *ws = " \t\r\n";
+    const auto b = s.find_first_not_of(ws);
+    if (b == std::string::npos)
+        return {};
+    const auto e = s.find_last_not_of(ws);
+    return s.substr(b, e - b + 1);
+}
+
+[[noreturn]] void bad_value(const std::string &key, const std::string &value, const std::string &expected) {
+    throw Error(ErrorKind::Config,
+                "config key '" + key + "' has invalid value '" + value + "' (" + expected + ")");
+}
+
+// An enumerated setting: its names in documentation order.
+template <class Enum, size_t N> using Choices = std::array<std::pair<const char *, Enum>, N>;
+
+// Looks `value` up in `choices`; throws naming the key and the allowed names.
+template <class Enum, size_t N>
+Enum choose(const std::string &key, const std::string &value, const Choices<Enum, N> &choices) {
+    std::string allowed;
+    for (const auto &[name, e] : choices) {
+        if (value == name)
+            return e;
+        allowed += allowed.empty() ? name : std::string(" | ") + name;
+    }
+    bad_value(key, value, "allowed: " + allowed);
+}
+
+template <class Enum, size_t N> std::string name_of(Enum e, const Choices<Enum, N> &choices) {
+    for (const auto &[name, value] : choices)
+        if (value == e)
+            return name;
+    return "?";
+}
+
+constexpr Choices<CommChoice, 2> kComm{{{"world", CommChoice::World}, {"self", CommChoice::Self}}};
+constexpr Choices<SyncPolicy, 3> kSync{
+    {{"auto", SyncPolicy::Auto}, {"flush", SyncPolicy::Flush}, {"never", SyncPolicy::Never}}};
+constexpr Choices<StatsMode, 2> kStats{{{"off", StatsMode::Off}, {"summary", StatsMode::Summary}}};
+constexpr Choices<ViewWrites, 3> kViewWrites{
+    {{"auto", ViewWrites::Auto}, {"on", ViewWrites::On}, {"off", ViewWrites::Off}}};
+constexpr Choices<HostCopies, 2> kHostCopies{{{"on", HostCopies::On}, {"off", HostCopies::Off}}};
+
+// Keys earlier releases took and this one no longer does: an error that says why, not "unknown".
+constexpr std::array<std::pair<const char *, const char *>, 1> kRetiredKeys{
+    {{"read_bounce", "was removed: reads always go straight into the caller's buffer"}}};
+constexpr Choices<CollectiveRoute, 3> kRoute{{{"auto", CollectiveRoute::Auto},
+                                              {"collective", CollectiveRoute::Collective},
+                                              {"independent", CollectiveRoute::Independent}}};
+constexpr Choices<Config::ChunkOpt, 3> kChunkOpt{{{"default", Config::ChunkOpt::Default},
+                                                  {"linked", Config::ChunkOpt::Linked},
+                                                  {"multi", Config::ChunkOpt::Multi}}};
+
+// Numbers are plain decimal digits: std::stoull alone would also take a sign, and skip \v or \f
+// before one ("\v-1" would wrap to 2^64 - 1).
+bool starts_with_digit(const std::string &value) {
+    return !value.empty() && value[0] >= '0' && value[0] <= '9';
+}
+
+// A byte count with an optional K, M or G suffix (binary multiples).
+std::size_t parse_bytes(const std::string &key, const std::string &value) {
+    std::size_t pos = 0;
+    unsigned long long n = 0;
+    try {
+        n = std::stoull(value, &pos);
+    } catch (const std::exception &) {
+        pos = 0;
+    }
+    std::string suffix = pos ? trim(value.substr(pos)) : "";
+    unsigned shift = 0;
+    if (suffix == "K" || suffix == "k" || suffix == "KiB")
+        shift = 10;
+    else if (suffix == "M" || suffix == "m" || suffix == "MiB")
+        shift = 20;
+    else if (suffix == "G" || suffix == "g" || suffix == "GiB")
+        shift = 30;
+    else if (!suffix.empty())
+        pos = 0;
+    if (pos == 0 || !starts_with_digit(value) || n > (~0ull >> shift))
+        bad_value(key, value, "expected a byte count such as 65536, 64K or 4M");
+    return static_cast<std::size_t>(n << shift);
+}
+
+unsigned parse_unsigned(const std::string &key, const std::string &value, unsigned max, unsigned min = 0) {
+    size_t pos = 0;
+    unsigned long n = 0;
+    try {
+        n = std::stoul(value, &pos);
+    } catch (const std::exception &) {
+        pos = 0;
+    }
+    if (pos == 0 || pos != value.size() || !starts_with_digit(value) || n < min || n > max)
+        bad_value(key, value,
+                  "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+    return static_cast<unsigned>(n);
+}
+
+template <class T> std::string optional_text(const std::optional<T> &v) {
+    return v ? std::to_string(static_cast<long long>(*v)) : "-";
+}
+
+// The one table of configuration keys. `values` lists the accepted values ("a | b" for names),
+// `fallback` is the documented default (parsed by the default-consistency test; empty when the
+// application's DXPL decides), `apply` parses a value into the Config, `show` prints the setting
+// for Config::canonical (so ranks configured differently in any way are caught at open).
+struct KeySpec {
+    const char *key;
+    const char *values;
+    const char *fallback;
+    const char *meaning;
+    std::function<void(Config &, const std::string &key, const std::string &value)> apply;
+    std::function<std::string(const Config &)> show;
+};
+
+// Key makers: a key that names one of `choices`, a byte count, or a whole number, stored in one
+// field of Config.
+template <class Field, class Enum, size_t N>
+KeySpec named_key(const char *key, const char *values, const char *fallback, const char *meaning,
+                  Field Config::*field, const Choices<Enum, N> &choices) {
+    return {key,
+            values,
+            fallback,
+            meaning,
+            [field, &choices](Config &c, const std::string &k, const std::string &v) {
+                c.*field = choose(k, v, choices);
+            },
+            [field, &choices](const Config &c) -> std::string {
+                if constexpr (std::is_same_v<Field, Enum>)
+                    return name_of(c.*field, choices);
+                else
+                    return c.*field ? name_of(*(c.*field), choices) : "-";
+            }};
+}
+
+KeySpec bytes_key(const char *key, const char *values, const char *fallback, const char *meaning,
+                  std::size_t Config::*field, bool positive) {
+    return {key,
+            values,
+            fallback,
+            meaning,
+            [field, positive](Config &c, const std::string &k, const std::string &v) {
+                c.*field = parse_bytes(k, v);
+                if (positive && c.*field == 0)
+                    bad_value(k, v, "must be positive");
+            },
+            [field](const Config &c) { return std::to_string(c.*field); }};
+}
+
+template <class Field>
+KeySpec number_key(const char *key, const char *values, const char *fallback, const char *meaning,
+                   Field Config::*field, unsigned min, unsigned max) {
+    return {key,
+            values,
+            fallback,
+            meaning,
+            [field, min, max](Config &c, const std::string &k, const std::string &v) {
+                c.*field = parse_unsigned(k, v, max, min);
+            },
+            [field](const Config &c) {
+                if constexpr (std::is_same_v<Field, unsigned>)
+                    return std::to_string(c.*field);
+                else
+                    return optional_text(c.*field);
+            }};
+}
+
+// One entry per key, its documentation on one line (the README table and h5plugin.json are made
+// from it).
+// clang-format off
+const std::vector<KeySpec> &key_table() {
+    static const std::vector<KeySpec> table = {
+        named_key("comm", "world | self", "world", "communicator when the FAPL has none", &Config::comm, kComm),
+        named_key("sync", "auto | flush | never", "auto", "`auto`: `MPI_File_sync` on `H5Fflush`, and after every collective write when the MPI-IO layer says writes are not immediately visible (`romio_visibility_immediate=false` or `HDF5_DO_MPI_FILE_SYNC`), as the built-in driver; `flush`: only on `H5Fflush`; `never`: no sync (scratch files)", &Config::sync, kSync),
+        named_key("stats", "off | summary", "off", "per-file statistics printed by rank 0 to stderr at close; the time spent in MPI-IO data calls is measured only then (`H5Fget_mpiio_stats` reports 0 seconds otherwise)", &Config::stats, kStats),
+        named_key("collective_route", "auto | collective | independent", "auto", "how a collective transfer moves its bytes: `auto` lets each rank move its own extent with independent calls when no two ranks' extents overlap (writes then may read back and rewrite the holes inside the rank's own extent), for reads also when they overlap within `read_overlap_limit`, and uses MPI collective I/O otherwise; `collective` always uses MPI collective I/O; `independent` never does (writes then bridge holes only when the extents are disjoint), except where the library itself hands over a file datatype with holes (selection I/O off): that transfer stays MPI collective I/O", &Config::collective_route, kRoute),
+        number_key("read_overlap_limit", "ratio, 1-65536", "4", "`auto` route of collective reads whose ranks' extents overlap (interleaved blocks, point selections): each rank still reads inside its own extent on its own when the extents add up to at most this many times the file range they cover together, so the file system serves at most that many times the bytes MPI collective I/O would read once and exchange; above it, MPI collective I/O. `1`: only disjoint extents, as for writes (a write never bridges another rank's bytes)", &Config::read_overlap_limit, 1, 65536),
+        bytes_key("staging_buffer", "bytes, K/M/G suffix", "4M", "largest buffer a rank's own transfer stages bytes in: many small byte runs become one MPI call per this many bytes (a run of 64 KiB or more moves with a call of its own, straight from or to the caller's memory)", &Config::staging_buffer, true),
+        bytes_key("sieve_gap", "bytes", "4K", "the cost model of a rank's own transfers: bytes that cost about as much to move as one MPI-IO call. A read reads across a hole of up to this size instead of making another call; a write inside the rank's own extent reads back and rewrites a hole when twice the hole plus the run after it is at most this size; short blocks are sieved only when their holes average at most this size", &Config::sieve_gap, false),
+        named_key("view_writes", "auto | on | off", "auto", "independent writes of many small byte runs that no other rank's bytes may be bridged for (8 runs or more) go as one `MPI_File_write_at` through a file view of the rank's own handle instead of a call per run, writing no byte between the runs (not in MPI atomic mode, nor where writes need `MPI_File_sync` to be visible); `auto`: where the view costs less than the calls: under OMPIO and MPICH always, under Open MPI's ROMIO (romio321, romio341) only for runs of one length at one spacing (flattening an irregular view there costs more than a call per run); `on`: for any runs under every layer; `off`: a call per run", &Config::view_writes, kViewWrites),
+        named_key("host_copies", "on | off", "on", "whether the driver may copy the caller's bytes with the CPU. `on`: a rank's own transfers of many small byte runs go through the driver's staging buffer (sieving, bridging holes, gathering runs for a view write) where that saves MPI calls; contiguous transfers are handed to MPI straight from the caller's buffer either way. `off`: every byte moves through MPI calls on the caller's buffer, for buffers in device memory with a CUDA-aware MPI-IO layer: such transfers make an MPI call per run (MPI's datatypes describe the caller's memory), elements a point selection names twice are copied by MPI; reads past the end of the file are still zero-filled by the CPU, as the built-in driver does", &Config::host_copies, kHostCopies),
+        named_key("chunk_opt", "default | linked | multi", "", "overrides `H5Pset_dxpl_mpio_chunk_opt`", &Config::chunk_opt, kChunkOpt),
+        number_key("chunk_opt_num", "chunks per rank", "", "overrides `H5Pset_dxpl_mpio_chunk_opt_num`", &Config::chunk_opt_num, 0, 1u << 30),
+        number_key("chunk_opt_ratio", "percent 0-100", "", "overrides `H5Pset_dxpl_mpio_chunk_opt_ratio`", &Config::chunk_opt_ratio, 0, 100),
+        {"hint.<name>", "string", "", "MPI-IO hint passed to `MPI_File_open`, e.g. `hint.romio_cb_write=enable`", nullptr, nullptr},
+    };
+    return table;
+}
+// clang-format on
+
+// "a | b" -> "`a` \| `b`"; other value texts unchanged.
+std::string markdown_values(const std::string &values) {
+    if (values.find(" | ") == std::string::npos)
+        return values;
+    std::string out;
+    size_t start = 0;
+    while (true) {
+        const size_t bar = values.find(" | ", start);
+        out += "`" + values.substr(start, bar - start) + "`";
+        if (bar == std::string::npos)
+            return out;
+        out += " \\| ";
+        start = bar + 3;
+    }
+}
+
+std::string json_escape(const std::string &text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        if (c != '`')
+            out += c;
+    }
+    return out;
+}
+
+void apply_hint(Config &config, const std::string &key, const std::string &value) {
+    const std::string hint = key.substr(5);
+    if (hint.empty() || value.empty())
+        throw Error(ErrorKind::Config, "config key '" + key + "' needs a hint name and a value");
+    if (hint.size() > MPI_MAX_INFO_KEY || value.size() > MPI_MAX_INFO_VAL)
+        throw Error(ErrorKind::Config, "MPI-IO hint '" + hint + "' or its value is too long");
+    config.hints.emplace_back(hint, value);
+}
+
+} // namespace
+
+std::string config_keys_help() {
+    std::string out;
+    for (const auto &k : key_table())
+        out += std::string(k.key) + " = " + k.values + ": " + k.meaning + "\n";
+    return out;
+}
+
+std::string config_markdown_table() {
+    std::string out = "| key | values (default) | meaning |\n|---|---|---|\n";
+    for (const auto &k : key_table()) {
+        std::string values = markdown_values(k.values);
+        if (*k.fallback != '\0')
+            values += " (`" + std::string(k.fallback) + "`)";
+        out += "| `" + std::string(k.key) + "` | " + values + " | " + k.meaning + " |\n";
+    }
+    return out;
+}
+
+std::string config_json_keys() {
+    std::string out;
+    const auto &table = key_table();
+    for (size_t i = 0; i < table.size(); ++i) {
+        const KeySpec &k = table[i];
+        std::string text = std::string(k.values) + ": " + k.meaning;
+        if (*k.fallback != '\0')
+            text += " (default " + std::string(k.fallback) + ")";
+        out += "    \"" + std::string(k.key) + "\": \"" + json_escape(text) + "\"" +
+               (i + 1 < table.size() ? "," : "") + "\n";
+    }
+    return out;
+}
+
+std::string config_default_text() {
+    std::string out;
+    for (const auto &k : key_table())
+        if (*k.fallback != '\0')
+            out += std::string(k.key) + "=" + k.fallback + ";";
+    return out;
+}
+
+Config parse_config(const std::string &text) {
+    Config config;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find(';', start);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string entry = trim(text.substr(start, end - start));
+        start = end + 1;
+        if (entry.empty())
+            continue;
+        const auto eq = entry.find('=');
+        if (eq == std::string::npos)
+            throw Error(ErrorKind::Config, "config entry '" + entry + "' is not of the form key=value");
+        const std::string key = trim(entry.substr(0, eq));
+        const std::string value = trim(entry.substr(eq + 1));
+        if (key.rfind("hint.", 0) == 0) {
+            apply_hint(config, key, value);
+            continue;
+        }
+        const KeySpec *spec = nullptr;
+        for (const auto &k : key_table())
+            if (k.apply != nullptr && key == k.key)
+                spec = &k;
+        for (const auto &[retired, why] : kRetiredKeys)
+            if (key == retired)
+                throw Error(ErrorKind::Config, "config key '" + key + "' " + why);
+        if (spec == nullptr) {
+            std::string names;
+            for (const auto &k : key_table())
+                names += (names.empty() ? "" : ", ") + std::string(k.key);
+            throw Error(ErrorKind::Config, "unknown config key '" + key + "' (known keys: " + names + ")");
+        }
+        spec->apply(config, key, value);
+    }
+    return config;
+}
+
+std::string Config::canonical() const {
+    std::string out;
+    for (const auto &k : key_table())
+        if (k.show != nullptr)
+            out += std::string(k.key) + "=" + k.show(*this) + ";";
+    for (const auto &[k, v] : hints)
+        out += "hint." + k + "=" + v + ";";
+    return out;
+}
+
+std::uint64_t fnv1a(const std::string &text) {
+    std::uint64_t h = 14695981039346656037ull; // FNV-1a 64-bit offset basis
+    for (unsigned char c : text) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+} // namespace mpiio

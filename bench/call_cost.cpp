@@ -1,5 +1,5 @@
 // mpiio_call_cost: what one independent MPI-IO call costs against the bytes it moves, per MPI-IO
-// layer (the cost model of driver/independent_plan.hpp, config key sieve_gap).
+// layer (the cost model of driver/independent/independent_plan.hpp, config key sieve_gap).
 //
 //   mpirun -n 4 build/bench/mpiio_call_cost [--dir /dev/shm] [--reps 5]
 //

@@ -1,5 +1,7 @@
 #include "common.hpp"
 
+#include "subfiling.hpp"
+
 #include <h5fd_mpiio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,7 +31,7 @@ std::string mpi_library() {
 } // namespace
 
 const char *driver_name(Driver d) {
-    static const char *const names[kNumDrivers] = {"mpio", "mpiio", "raw", "mpio2"};
+    static const char *const names[kNumDrivers] = {"mpio", "mpiio", "raw", "mpio2", "subfiling"};
     return names[static_cast<int>(d)];
 }
 
@@ -110,7 +112,9 @@ int nranks() {
 
 hid_t driver_fapl(Driver d, const std::string &config) {
     const hid_t fapl = BENCH_H5(H5Pcreate(H5P_FILE_ACCESS));
-    if (is_builtin(d))
+    if (d == Driver::Subfiling)
+        BENCH_H5(set_fapl_subfiling(fapl));
+    else if (is_builtin(d))
         BENCH_H5(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
     else
         BENCH_H5(H5Pset_fapl_mpiio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL,
@@ -177,6 +181,12 @@ void collect_environment(RunInfo &info) {
     gethostname(b, sizeof b - 1);
     info.host = b;
     info.mpi_library = mpi_library();
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    info.thread_level = level == MPI_THREAD_MULTIPLE     ? "multiple"
+                        : level == MPI_THREAD_SERIALIZED ? "serialized"
+                        : level == MPI_THREAD_FUNNELED   ? "funneled"
+                                                         : "single";
     if (is_mpich()) {
         info.io_layer = "mpich";
         info.io_component = "ROMIO (MPICH)";

@@ -13,13 +13,21 @@ namespace bench {
 
 // The three ways the same bytes reach the file, and the built-in driver once more as a control:
 // mpio2/mpio is an A/A comparison whose spread shows how far two identical drivers drift apart
-// on this machine, next to mpiio/mpio.
-enum class Driver { Mpio, Mpiio, Raw, Mpio2 };
-constexpr int kNumDrivers = 4;
-const char *driver_name(Driver d); // "mpio", "mpiio", "raw", "mpio2"
+// on this machine, next to mpiio/mpio. HDF5's subfiling driver is the other choice a user has
+// inside HDF5: the same file as a stub plus subfiles written by I/O concentrator
+// threads; it runs only when asked for (subfiling.hpp).
+enum class Driver { Mpio, Mpiio, Raw, Mpio2, Subfiling };
+constexpr int kNumDrivers = 5;
+const char *driver_name(Driver d); // "mpio", "mpiio", "raw", "mpio2", "subfiling"
 inline bool is_builtin(Driver d) { return d == Driver::Mpio || d == Driver::Mpio2; }
 // "mpio,raw" -> {Mpio, Raw}; false on an unknown name or an empty list.
 bool parse_drivers(const std::string &list, std::vector<Driver> &out);
+inline bool has_driver(const std::vector<Driver> &list, Driver d) {
+    for (Driver x : list)
+        if (x == d)
+            return true;
+    return false;
+}
 
 // Transfer and metadata modes of a case.
 struct Mode {
@@ -39,16 +47,26 @@ int rank();
 int nranks();
 constexpr double kMiB = 1024.0 * 1024.0;
 
-// MPI_Init / MPI_Finalize for the whole program.
+// MPI_Init / MPI_Finalize for the whole program. `thread_multiple`: MPI_Init_thread asking for
+// MPI_THREAD_MULTIPLE, which only the subfiling driver needs; every other run initialises MPI as
+// before, because the thread level can change the cost of every MPI call the other drivers make.
 struct MpiSession {
-    MpiSession(int &argc, char **&argv) { MPI_Init(&argc, &argv); }
+    explicit MpiSession(int &argc, char **&argv, bool thread_multiple = false) {
+        if (thread_multiple)
+            MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        else
+            MPI_Init(&argc, &argv);
+        MPI_Query_thread(&provided);
+    }
     ~MpiSession() { MPI_Finalize(); }
+    int provided = MPI_THREAD_SINGLE; // the thread level MPI gave
     MpiSession(const MpiSession &) = delete;
     MpiSession &operator=(const MpiSession &) = delete;
 };
 
 // Local. A new file access property list on MPI_COMM_WORLD selecting driver `d`: the built-in
-// mpio driver, or the mpiio plugin with `config` (none when empty). The caller closes it.
+// mpio driver, the mpiio plugin with `config` (none when empty) or subfiling in its default
+// configuration. The caller closes it.
 hid_t driver_fapl(Driver d, const std::string &config);
 // Collective. Aborts with a clear message when the mpiio driver cannot be selected (plugin not
 // found on HDF5_PLUGIN_PATH).
@@ -86,11 +104,14 @@ struct RunInfo {
     std::string io_component; // as shown: "default (ompio)", "romio321", "ROMIO (MPICH)"
     std::string plugin_config;
     std::string load_start, load_end; // /proc/loadavg (1, 5, 15 min) at start and end
+    std::string thread_level;         // what MPI provides: "single", ..., "multiple" (subfiling runs)
+    std::string subfiling_config;     // subfiling_config_text() when subfiling runs, else empty
     int ranks = 0, timesteps = 0, reps = 0, warmup = 0, confirm_reps = 0;
     double min_phase_s = 0; // --min-phase (0: every case at `timesteps`)
     double total_s = 0;
 };
-// Local. MPI library, MPI-IO layer, HDF5 version, plugin path, host, start time and load.
+// Local. MPI library, MPI-IO layer, thread level, HDF5 version, plugin path, host, start time and
+// load.
 void collect_environment(RunInfo &info);
 std::string loadavg(); // "0.18 1.60 2.24"; "" when unavailable
 bool is_mpich();

@@ -1,6 +1,8 @@
 // The HDF5 kernel: the same h5bench-style file written and read through either driver.
 #include "kernel.hpp"
 
+#include "refusal.hpp"
+
 #include <cstdio>
 #include <initializer_list>
 #include <utility>
@@ -239,10 +241,15 @@ PhaseTimes H5Kernel::read(Driver d, const std::string &path, Buffers &buf, Probe
     return phase(false, fapl(d, false), dxpl_, d, path, buf, probe, stats);
 }
 
-void H5Kernel::read_through_sec2(const std::string &path, Buffers &buf) {
-    const hid_t fa = BENCH_H5(H5Pcreate(H5P_FILE_ACCESS));
-    BENCH_H5(H5Pset_fapl_sec2(fa));
-    phase(false, fa, H5P_DEFAULT, Driver::Mpio, path, buf, nullptr, nullptr);
+void H5Kernel::read_back(Driver d, const std::string &path, Buffers &buf) {
+    hid_t fa = -1;
+    if (d == Driver::Subfiling) {
+        fa = driver_fapl(d, config_);
+    } else {
+        fa = BENCH_H5(H5Pcreate(H5P_FILE_ACCESS));
+        BENCH_H5(H5Pset_fapl_sec2(fa));
+    }
+    phase(false, fa, H5P_DEFAULT, d, path, buf, nullptr, nullptr);
 }
 
 // Collective (the timing's barrier and reduction). Writes (creates) or reads the whole file at
@@ -262,6 +269,10 @@ PhaseTimes H5Kernel::phase(bool write, hid_t fa, hid_t dxpl, Driver d, const std
     char name[64];
     double data = 0;
     size_t pos = 0;
+    // Subfiling may refuse a data call (refusal.hpp); every rank still makes every call, so the
+    // ranks' collective calls stay matched.
+    const bool refusable = d == Driver::Subfiling;
+    refusal_.clear();
 
     BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
     const double t0 = now();
@@ -292,8 +303,19 @@ PhaseTimes H5Kernel::phase(bool write, hid_t fa, hid_t dxpl, Driver d, const std
             const hid_t dset = dsets[static_cast<size_t>(a.dset)];
             unsigned char *p = buf.ptr(t, a.array) + a.mem_first * mem_stride(c_, a);
             const double d0 = now();
-            BENCH_H5(write ? H5Dwrite(dset, mtypes_[i], mspaces_[i], sels_[i], dxpl, p)
-                           : H5Dread(dset, mtypes_[i], mspaces_[i], sels_[i], dxpl, p));
+            if (!refusable) {
+                BENCH_H5(write ? H5Dwrite(dset, mtypes_[i], mspaces_[i], sels_[i], dxpl, p)
+                               : H5Dread(dset, mtypes_[i], mspaces_[i], sels_[i], dxpl, p));
+            } else {
+                herr_t rc = -1;
+                H5E_BEGIN_TRY {
+                    rc = write ? H5Dwrite(dset, mtypes_[i], mspaces_[i], sels_[i], dxpl, p)
+                               : H5Dread(dset, mtypes_[i], mspaces_[i], sels_[i], dxpl, p);
+                }
+                H5E_END_TRY
+                const std::string why = refusal_of(rc, write ? "H5Dwrite" : "H5Dread");
+                refusal_ = refusal_.empty() ? why : refusal_;
+            }
             data += now() - d0;
             probe_dxpl(dxpl, probe);
         }
@@ -313,6 +335,8 @@ PhaseTimes H5Kernel::phase(bool write, hid_t fa, hid_t dxpl, Driver d, const std
     for (size_t i = 0; i < got.size() && !write; ++i)
         attr_mismatches_ += got[i] != attrs[i] ? 1 : 0;
     const PhaseTimes r = reduce_times(t1 - t0, data);
+    if (refusable)
+        refusal_ = agree_refusal(refusal_);
     if (stats != nullptr && d == Driver::Mpiio) {
         int ok = have_stats ? 1 : 0, all = 0;
         BENCH_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD));

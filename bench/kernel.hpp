@@ -51,11 +51,16 @@ public:
 
     PhaseTimes write(Driver d, const std::string &path, Buffers &buf, Probe *probe, DriverStats *stats);
     PhaseTimes read(Driver d, const std::string &path, Buffers &buf, Probe *probe, DriverStats *stats);
-    // Collective, untimed: every rank reads its own selections of the file at `path` through
-    // HDF5's sec2 driver (no MPI driver involved), independently, as read() does through a driver.
-    void read_through_sec2(const std::string &path, Buffers &buf);
+    // Collective, untimed: every rank reads its own selections of the file at `path`, which
+    // driver `d` wrote, independently and with default properties: through HDF5's sec2 driver (no
+    // MPI driver involved), or for a subfiled file through the subfiling driver again (only it
+    // reads a stub plus subfiles).
+    void read_back(Driver d, const std::string &path, Buffers &buf);
     // Attribute values read in the last read that differ from the expected ones (local).
     uint64_t attr_mismatches() const { return attr_mismatches_; }
+    // Why the driver refused a data call of the last write or read, the same on every rank; ""
+    // when it refused none (only the subfiling driver's refusals are caught: refusal.hpp).
+    const std::string &refusal() const { return refusal_; }
 
 private:
     hid_t fapl(Driver d, bool for_write) const;
@@ -68,6 +73,7 @@ private:
     hid_t gcpl_ = -1, fcpl_ = -1, dxpl_ = -1, attr_space_ = -1, particle_ = -1, no_chunk_cache_ = -1;
     std::vector<hid_t> members_; // 1-member compound per field
     uint64_t attr_mismatches_ = 0;
+    std::string refusal_;
 };
 
 // The raw MPI-IO layout and plan of each access (raw_kernel.cpp): datasets back to back in

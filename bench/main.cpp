@@ -1,18 +1,23 @@
 // h5bench_vfd: runs every case of the matrix through the built-in mpio driver, the mpiio plugin,
-// raw MPI-IO and the built-in driver again (the A/A control), alternating the drivers round by
-// round in one launch; reruns the cases the parity test flags; reports (report.hpp).
+// raw MPI-IO and the built-in driver again (the A/A control), and HDF5's subfiling driver when
+// asked, alternating the drivers round by round in one launch; reruns the cases the parity test
+// flags; reports (report.hpp).
 //
 // Verification, all untimed: every read of every driver in every round is compared with what
 // was written (values and attributes). The first round's mpio and mpiio files are, right after
 // their run and before they are deleted, read back by every rank through HDF5's sec2 driver (no
 // MPI driver involved) with the same selections and compared the same way; rank 0 then tells
 // from their sizes and a digest of every byte whether the two HDF5 files are identical
-// (informational: elements no rank writes are left undefined by MPI-IO). No file outlives its run:
-// a file kept for later would hold its pages while the timed runs write theirs.
+// (informational: elements no rank writes are left undefined by MPI-IO). A subfiled file is a
+// stub plus subfiles that only the subfiling driver reads: its first-round read-back goes through
+// the subfiling driver itself, independently, and rank 0 reports its files' sizes. A transfer the
+// subfiling driver refuses (refusal.hpp) makes that phase "not supported" in the case. No file
+// outlives its run: a file kept for later would hold its pages while the timed runs write theirs.
 #include "buffers.hpp"
 #include "kernel.hpp"
 #include "options.hpp"
 #include "report.hpp"
+#include "subfiling.hpp"
 
 #include <unistd.h>
 
@@ -49,6 +54,17 @@ std::string repro_command(const Options &opt, const std::string &case_id, const 
            " h5bench_vfd --patterns " + case_id + " --drivers " + drivers + " --size " + size_name(opt.size) +
            " --timesteps " + std::to_string(timesteps) + " --reps 1 --warmup 0 --dir " + opt.dir +
            (opt.plugin_config.empty() ? "" : " --plugin-config '" + opt.plugin_config + "'");
+}
+
+// Collective. Rank 0 removes the file driver `d` wrote (a subfiled file: the stub, its subfiles and
+// its configuration file); everybody waits so no rank reuses the name too early.
+void remove_driver_file(const std::string &path, Driver d) {
+    if (d != Driver::Subfiling)
+        return remove_file(path);
+    if (rank() == 0)
+        for (const SubfiledFile &f : subfiled_files(path))
+            std::remove(f.path.c_str());
+    BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 std::string round_name(const Options &opt, int round) {
@@ -145,15 +161,24 @@ std::optional<uint64_t> digest_file(const std::string &path, uint64_t &size) {
 void check_first_round_file(CaseRun &run, CaseResult &res, Driver d, const std::string &path) {
     FileCheck &fc = res.check;
     if (d != Driver::Raw) {
-        const std::string what = std::string(driver_name(d)) + " file read back through sec2";
+        const bool subfiled = d == Driver::Subfiling;
+        const std::string what = std::string(driver_name(d)) + " file read back through " +
+                                 (subfiled ? "subfiling, independently" : "sec2");
         set_context(run.c.id + " " + what);
         poison(run.rbuf);
-        run.h5.read_through_sec2(path, run.rbuf);
+        run.h5.read_back(d, path, run.rbuf);
         verify(run, res, nullptr, run.h5.attr_mismatches(), what,
-               repro_command(run.opt, run.c.id, "mpio,mpiio", run.c.timesteps));
+               repro_command(run.opt, run.c.id, subfiled ? "subfiling" : "mpio,mpiio", run.c.timesteps));
     }
     if (rank() != 0)
         return;
+    if (d == Driver::Subfiling) { // no digest: the bytes are spread over the stub and the subfiles
+        const std::vector<SubfiledFile> files = subfiled_files(path);
+        for (const SubfiledFile &f : files)
+            fc.size_subfiling += f.bytes;
+        fc.subfiling_files = describe_subfiled(files);
+        return;
+    }
     if (d == Driver::Raw) { // its contents were verified by its own read phase
         std::error_code ec;
         const uintmax_t n = std::filesystem::file_size(path, ec);
@@ -184,17 +209,28 @@ void finish_file_check(FileCheck &fc) {
         fc.bytes_note += " (the datasets have never-written elements; MPI-IO leaves those bytes undefined)";
 }
 
-// Collective. Driver `d` writes the whole file at `path`, then reads it back; HDF5 drivers fill
-// the probes and statistics given (null: not asked).
-void write_then_read(CaseRun &run, Driver d, const std::string &path, PhaseTimes &w, PhaseTimes &r,
-                     Probe *wprobe = nullptr, Probe *rprobe = nullptr, DriverStats *stats = nullptr) {
+// Collective. Driver `d` writes the whole file at `path`, then reads it back (not when
+// `skip_read`, or when the write was refused); HDF5 drivers fill the probes and statistics given
+// (null: not asked). Returns the refusals (refusal.hpp) of the two phases.
+struct Refusals {
+    std::string write, read;
+};
+Refusals write_then_read(CaseRun &run, Driver d, const std::string &path, PhaseTimes &w, PhaseTimes &r,
+                         Probe *wprobe = nullptr, Probe *rprobe = nullptr, DriverStats *stats = nullptr,
+                         bool skip_read = false) {
+    Refusals out;
     if (d == Driver::Raw) {
         w = run.raw.write(path, run.wbuf);
         r = run.raw.read(path, run.rbuf);
-    } else {
-        w = run.h5.write(d, path, run.wbuf, wprobe, stats);
-        r = run.h5.read(d, path, run.rbuf, rprobe, stats);
+        return out;
     }
+    w = run.h5.write(d, path, run.wbuf, wprobe, stats);
+    out.write = run.h5.refusal();
+    if (!skip_read && out.write.empty()) {
+        r = run.h5.read(d, path, run.rbuf, rprobe, stats);
+        out.read = run.h5.refusal();
+    }
+    return out;
 }
 
 std::string seconds_str(double s) {
@@ -203,33 +239,45 @@ std::string seconds_str(double s) {
     return b;
 }
 
-// Collective. One driver writes and reads the whole file once; returns the progress-line part.
+// Collective. One driver writes and reads the whole file once; returns the progress-line part. A
+// phase the driver refused (refusal.hpp; the same in every round) is not run again: a refused
+// write ends the driver's part in the case, after a refused read the driver only writes, and its
+// file is verified by the first round's read-back alone.
 std::string run_driver(CaseRun &run, CaseResult &res, Driver d, int round, bool check_files) {
     DriverResult &dr = res.drv[static_cast<size_t>(d)];
     dr.ran = true;
+    const std::string name = driver_name(d);
+    if (!dr.refused_write.empty())
+        return name + " not supported";
     const std::string path = case_file(run.work, run.c.id, d);
-    const std::string repro = repro_command(run.opt, run.c.id, driver_name(d), run.c.timesteps);
-    set_context(run.c.id + " " + driver_name(d) + " " + round_name(run.opt, round), repro);
+    const std::string repro = repro_command(run.opt, run.c.id, name, run.c.timesteps);
+    set_context(run.c.id + " " + name + " " + round_name(run.opt, round), repro);
     poison(run.rbuf);
     PhaseTimes w, r;
     const bool probe = round == 0; // how HDF5 did the I/O, asked once
-    write_then_read(run, d, path, w, r, probe ? &dr.wprobe : nullptr, probe ? &dr.rprobe : nullptr,
-                    &dr.stats);
-    const uint64_t bad = verify(run, res, &dr.failures, d == Driver::Raw ? 0 : run.h5.attr_mismatches(),
-                                std::string(driver_name(d)) + ": read-back verification failed in " +
-                                    round_name(run.opt, round),
-                                repro);
-    if (round >= run.opt.warmup) {
+    const Refusals refused =
+        write_then_read(run, d, path, w, r, probe ? &dr.wprobe : nullptr, probe ? &dr.rprobe : nullptr,
+                        &dr.stats, !dr.refused_read.empty());
+    dr.refused_write = dr.refused_write.empty() ? refused.write : dr.refused_write;
+    dr.refused_read = dr.refused_read.empty() ? refused.read : dr.refused_read;
+    const bool wrote = dr.refused_write.empty(), read = wrote && dr.refused_read.empty();
+    const uint64_t bad =
+        !read ? 0
+              : verify(run, res, &dr.failures, d == Driver::Raw ? 0 : run.h5.attr_mismatches(),
+                       name + ": read-back verification failed in " + round_name(run.opt, round), repro);
+    if (round >= run.opt.warmup && wrote) {
         dr.wsec.push_back(w.seconds);
-        dr.rsec.push_back(r.seconds);
         dr.wdata.push_back(w.data_seconds);
+    }
+    if (round >= run.opt.warmup && read) {
+        dr.rsec.push_back(r.seconds);
         dr.rdata.push_back(r.data_seconds);
     }
-    if (check_files && round == 0 && d != Driver::Mpio2)
+    if (check_files && round == 0 && d != Driver::Mpio2 && wrote)
         check_first_round_file(run, res, d, path);
-    remove_file(path);
-    return std::string(driver_name(d)) + " W " + seconds_str(w.seconds) + " R " + seconds_str(r.seconds) +
-           (bad ? " VERIFY-FAILED" : "");
+    remove_driver_file(path, d);
+    return name + " W " + (wrote ? seconds_str(w.seconds) : "not supported") + " R " +
+           (read ? seconds_str(r.seconds) : "not supported") + (bad ? " VERIFY-FAILED" : "");
 }
 
 // Collective. --min-phase: two untimed write + read runs of the case at --timesteps through the
@@ -250,8 +298,10 @@ int calibrated_timesteps(const Options &opt, const CaseSel &sel, const std::stri
     double shorter = 0;
     for (int attempt = 0; attempt < 2 && shorter < opt.min_phase_s; ++attempt) { // long enough: done
         PhaseTimes w, r;
-        write_then_read(run, d, path, w, r);
-        remove_file(path);
+        const Refusals refused = write_then_read(run, d, path, w, r);
+        remove_driver_file(path, d);
+        if (!refused.write.empty() || !refused.read.empty()) // nothing to scale on (refusal.hpp)
+            return opt.timesteps;
         shorter = std::max(shorter, std::min(w.seconds, r.seconds));
     }
     double steps = std::ceil(opt.timesteps * opt.min_phase_s / std::max(shorter, 1e-6));
@@ -302,13 +352,21 @@ CaseResult run_case(const Options &options, const CaseSel &sel, const std::strin
     }
     res.summarize();
     res.elapsed_s = MPI_Wtime() - t0;
-    if (rank() == 0)
+    if (rank() == 0) {
+        const DriverResult &sub = res.drv[static_cast<size_t>(Driver::Subfiling)];
+        auto sub_ratio = [&](char p) {
+            const bool refused = !sub.refused_write.empty() || (p == 'r' && !sub.refused_read.empty());
+            return refused ? std::string("n/s") : spread_str(res.ratio(Driver::Mpiio, Driver::Subfiling, p));
+        };
         std::fprintf(
-            stderr, "%s done in %.1fs: %d time steps, %.2f MiB/phase, mpiio/mpio write %s %s read %s %s%s\n",
+            stderr,
+            "%s done in %.1fs: %d time steps, %.2f MiB/phase, mpiio/mpio write %s %s read %s %s%s%s\n",
             tag.c_str(), res.elapsed_s, res.timesteps, res.bytes / kMiB,
             spread_str(res.ratio(Driver::Mpiio, Driver::Mpio, 'w')).c_str(), res.parity('w').verdict.c_str(),
             spread_str(res.ratio(Driver::Mpiio, Driver::Mpio, 'r')).c_str(), res.parity('r').verdict.c_str(),
+            sub.ran ? (", mpiio/subfiling write " + sub_ratio('w') + " read " + sub_ratio('r')).c_str() : "",
             res.failed() ? "  ** FAILED **" : "");
+    }
     return res;
 }
 
@@ -359,11 +417,17 @@ std::vector<CaseResult> run_matrix(const Options &opt, const std::string &work) 
 } // namespace
 
 int main(int argc, char **argv) {
-    MpiSession mpi(argc, argv);
+    MpiSession mpi(argc, argv, thread_multiple_in_argv(argc, argv));
     Options opt;
     int exit_code = 0;
     if (!parse_options(argc, argv, opt, exit_code))
         return exit_code;
+    const bool subfiling = has_driver(opt.drivers, Driver::Subfiling);
+    if (const std::string why = subfiling ? subfiling_unusable(mpi.provided) : ""; !why.empty()) {
+        if (rank() == 0) // every rank got the same thread level: every rank stops here
+            std::fprintf(stderr, "h5bench_vfd: --drivers subfiling: %s\n", why.c_str());
+        return 2;
+    }
     const double t0 = MPI_Wtime();
     set_context("startup");
     RunInfo info; // the environment, and the options that shape the run
@@ -372,6 +436,7 @@ int main(int argc, char **argv) {
     info.min_phase_s = opt.min_phase_s;
     info.timesteps = opt.timesteps, info.reps = opt.reps, info.warmup = opt.warmup;
     info.plugin_config = opt.plugin_config, info.confirm_reps = opt.confirm_reps;
+    info.subfiling_config = subfiling ? subfiling_config_text() : "";
     if (std::find(opt.drivers.begin(), opt.drivers.end(), Driver::Mpiio) != opt.drivers.end())
         check_plugin_loads(opt.plugin_config);
     const std::string work = create_work_dir(opt.dir, opt.out);

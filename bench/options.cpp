@@ -12,10 +12,10 @@ namespace {
 const char *const kUsage =
     "usage: mpirun -n <ranks> h5bench_vfd [options]\n"
     "\n"
-    "h5bench-style kernels through the built-in mpio driver, the mpiio plugin and raw MPI-IO,\n"
-    "alternating in one launch; reports median/min/max bandwidth, the ratios mpiio/mpio and\n"
-    "mpiio/raw and each row's parity test against the A/A control, verifies every read and checks\n"
-    "the mpio and mpiio files.\n"
+    "h5bench-style kernels through the built-in mpio driver, the mpiio plugin and raw MPI-IO (and\n"
+    "HDF5's subfiling driver when asked), alternating in one launch; reports median/min/max\n"
+    "bandwidth, the ratios mpiio/mpio and mpiio/raw (mpiio/subfiling) and each row's parity test\n"
+    "against the A/A control, verifies every read and checks the mpio and mpiio files.\n"
     "\n"
     "  --patterns LIST   comma list of PATTERN or PATTERN/MODE, 'default' (the default matrix)\n"
     "                    or 'all' (every pattern in every mode of the default matrix)\n"
@@ -31,8 +31,11 @@ const char *const kUsage =
     "  --warmup N        discarded warm-up repetitions (default 1)\n"
     "  --confirm-reps N  repetitions of the rerun that confirms a row the parity test flags\n"
     "                    (default 2 x --reps; 0: no reruns, the first verdict stands)\n"
-    "  --drivers LIST    subset of mpio,mpiio,raw,mpio2 (default all four; mpio2 runs the\n"
-    "                    built-in driver a second time: the A/A control column mpio2/mpio)\n"
+    "  --drivers LIST    subset of mpio,mpiio,raw,mpio2,subfiling (default the first four; mpio2\n"
+    "                    runs the built-in driver a second time: the A/A control column\n"
+    "                    mpio2/mpio; subfiling is HDF5's subfiling driver in its default\n"
+    "                    configuration, as h5bench selects it: column mpiio/subfiling; MPI is then\n"
+    "                    initialised with MPI_THREAD_MULTIPLE, which it needs)\n"
     "  --dir DIR         where data files go (default /dev/shm)\n"
     "  --out DIR         where results.csv/json, runs.csv, table.txt/md, chart.svg go\n"
     "                    (default ./bench-results)\n"
@@ -40,12 +43,62 @@ const char *const kUsage =
     "  --label TEXT      free text recorded in the results (machine, load, ...)\n"
     "  --stop-on-failure stop at the first verification failure (default: finish the matrix,\n"
     "                    exit non-zero)\n"
+    "  --thread-multiple initialise MPI with MPI_THREAD_MULTIPLE, as a run with subfiling does\n"
+    "                    (to tell what the thread level alone changes; default: MPI_Init)\n"
     "  --list            list the patterns and exit\n"
     "\n"
     "The MPI-IO layer is chosen by the launcher: Open MPI mpirun --mca io ompio|romio321;\n"
     "MPICH uses its ROMIO.\n";
 
+const option kLongOpts[] = {{"patterns", required_argument, nullptr, 'p'},
+                            {"modes", required_argument, nullptr, 'm'},
+                            {"size", required_argument, nullptr, 's'},
+                            {"timesteps", required_argument, nullptr, 't'},
+                            {"min-phase", required_argument, nullptr, 'M'},
+                            {"reps", required_argument, nullptr, 'r'},
+                            {"warmup", required_argument, nullptr, 'w'},
+                            {"confirm-reps", required_argument, nullptr, 'C'},
+                            {"drivers", required_argument, nullptr, 'd'},
+                            {"dir", required_argument, nullptr, 'D'},
+                            {"out", required_argument, nullptr, 'o'},
+                            {"plugin-config", required_argument, nullptr, 'c'},
+                            {"label", required_argument, nullptr, 'l'},
+                            {"stop-on-failure", no_argument, nullptr, 'S'},
+                            {"thread-multiple", no_argument, nullptr, 'T'},
+                            {"list", no_argument, nullptr, 'L'},
+                            {"help", no_argument, nullptr, 'h'},
+                            {nullptr, 0, nullptr, 0}};
+
+// The options main needs before MPI_Init, read as parse_options will read them: getopt_long over
+// a copy of argv (it reorders what it scans), the last --drivers that parses.
+struct EarlyOptions {
+    std::vector<Driver> drivers = Options{}.drivers;
+    bool thread_multiple = false;
+};
+EarlyOptions scan_early(int argc, char **argv) {
+    std::vector<char *> args(argv, argv + argc);
+    args.push_back(nullptr);
+    EarlyOptions e;
+    std::vector<Driver> given;
+    opterr = 0;
+    optind = 1;
+    for (int c; (c = getopt_long(argc, args.data(), "h", kLongOpts, nullptr)) != -1;) {
+        if (c == 'd' && parse_drivers(optarg, given))
+            e.drivers = given;
+        e.thread_multiple |= c == 'T';
+    }
+    optind = 1;
+    return e;
+}
+
 } // namespace
+
+std::vector<Driver> drivers_in_argv(int argc, char **argv) { return scan_early(argc, argv).drivers; }
+
+bool thread_multiple_in_argv(int argc, char **argv) {
+    const EarlyOptions e = scan_early(argc, argv);
+    return e.thread_multiple || has_driver(e.drivers, Driver::Subfiling);
+}
 
 bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
     const bool root = rank() == 0;
@@ -56,26 +109,9 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
         exit_code = 2;
         return false;
     };
-    static const option longopts[] = {{"patterns", required_argument, nullptr, 'p'},
-                                      {"modes", required_argument, nullptr, 'm'},
-                                      {"size", required_argument, nullptr, 's'},
-                                      {"timesteps", required_argument, nullptr, 't'},
-                                      {"min-phase", required_argument, nullptr, 'M'},
-                                      {"reps", required_argument, nullptr, 'r'},
-                                      {"warmup", required_argument, nullptr, 'w'},
-                                      {"confirm-reps", required_argument, nullptr, 'C'},
-                                      {"drivers", required_argument, nullptr, 'd'},
-                                      {"dir", required_argument, nullptr, 'D'},
-                                      {"out", required_argument, nullptr, 'o'},
-                                      {"plugin-config", required_argument, nullptr, 'c'},
-                                      {"label", required_argument, nullptr, 'l'},
-                                      {"stop-on-failure", no_argument, nullptr, 'S'},
-                                      {"list", no_argument, nullptr, 'L'},
-                                      {"help", no_argument, nullptr, 'h'},
-                                      {nullptr, 0, nullptr, 0}};
     opterr = 0;
     optind = 1;
-    for (int c; (c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, "h", kLongOpts, nullptr)) != -1;) {
         const char *v = optarg;
         if (c == 'p' || c == 'm')
             (c == 'p' ? patterns : modes) = v;
@@ -83,6 +119,8 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
             (c == 'D' ? opt.dir : c == 'o' ? opt.out : c == 'c' ? opt.plugin_config : opt.label) = v;
         else if (c == 'S')
             opt.stop_on_failure = true;
+        else if (c == 'T')
+            opt.thread_multiple = true;
         else if (c == 's' && !parse_size(v, opt.size))
             return fail("--size must be tiny, small, medium or large");
         else if (c == 't' && !parse_int(v, opt.timesteps, 1))
@@ -96,7 +134,7 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
         else if (c == 'C' && !parse_int(v, opt.confirm_reps, 0))
             return fail("--confirm-reps needs an integer >= 0");
         else if (c == 'd' && !parse_drivers(v, opt.drivers))
-            return fail(std::string("--drivers: not a list of mpio,mpiio,raw,mpio2: ") + v);
+            return fail(std::string("--drivers: not a list of mpio,mpiio,raw,mpio2,subfiling: ") + v);
         else if (c == '?')
             return fail(std::string("unknown option or missing value: ") + argv[optind - 1]);
         else if (c == 'L' || c == 'h') {

@@ -35,7 +35,16 @@ struct Options {
     std::string plugin_config;         // config string for the mpiio driver ("" = defaults)
     std::string label;                 // free text for the chart title / JSON
     bool stop_on_failure = false;
+    bool thread_multiple = false; // MPI_THREAD_MULTIPLE without subfiling (--thread-multiple)
 };
+
+// Local, before MPI_Init (main needs it to choose the thread level): the drivers the command line
+// asks for, as parse_options will read them (the default list when --drivers is absent or invalid;
+// parse_options then reports the error). argv is left as it was.
+std::vector<Driver> drivers_in_argv(int argc, char **argv);
+// Local, before MPI_Init: whether MPI must be initialised with MPI_THREAD_MULTIPLE (subfiling among
+// the drivers, or --thread-multiple).
+bool thread_multiple_in_argv(int argc, char **argv);
 
 // Collective (every rank parses the same argv). Returns false and prints usage on rank 0 when
 // the program should exit; `exit_code` tells with which status.

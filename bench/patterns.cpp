@@ -342,7 +342,7 @@ void build_metadata(CaseSpec &c, const PatternDims &D, uint64_t R, uint64_t P) {
     c.raw_note = "raw writes only the dataset bytes: no groups, datasets or attributes";
 }
 
-// Issue 26's case: one int dataset, a band of mc_band rows per rank in small chunks (medium: 16 x
+// Many small chunks: one int dataset, a band of mc_band rows per rank in small chunks (medium: 16 x
 // 16, 16,384 chunks per rank, each rank's chunks in its own band of the file).
 void build_manychunks2d(CaseSpec &c, const PatternDims &D, uint64_t R, uint64_t P) {
     const std::vector<uint64_t> blk = {D.mc_band[0], D.mc_band[1]};
@@ -420,7 +420,7 @@ const std::vector<PatternInfo> &pattern_table() {
          build_deflate2d},
         {"smallchunks", "cc2d with many small chunks (1 KiB small, 4 KiB large)", "coll,ind",
          "coll,ind,cd,cm", true, build_smallchunks},
-        {"manychunks2d", "issue 26: one 2D int dataset, 1024 x 4096 per rank in 16 x 16 chunks (65,536 at 4 "
+        {"manychunks2d", "one 2D int dataset, 1024 x 4096 per rank in 16 x 16 chunks (65,536 at 4 "
          "ranks), one time step, read with the chunk cache off", "coll,ind", "coll,ind,cd,cm", true, build_manychunks2d, 1},
         {"irregular", "2D union of random rectangles (irregular hyperslab)", "coll,ind", "coll,ind,cd,cm",
          true, build_irregular},

@@ -14,7 +14,7 @@ namespace bench {
 
 namespace {
 
-const Driver kAll[kNumDrivers] = {Driver::Mpio, Driver::Mpiio, Driver::Raw, Driver::Mpio2};
+const Driver kAll[kNumDrivers] = {Driver::Mpio, Driver::Mpiio, Driver::Raw, Driver::Mpio2, Driver::Subfiling};
 const char *phase_name(char p) { return p == 'w' ? "write" : "read"; }
 
 // Bandwidth with 3 significant digits; "-" when not measured.
@@ -59,6 +59,83 @@ std::string case_status(const CaseResult &c) {
 // The published verdict of a phase, "(rerun)" when a rerun decided it.
 std::string verdict_cell(const CaseResult &c, char p) {
     return c.drv[0].ran && drv(c, Driver::Mpio2).ran ? c.verdict(p) + (c.rerun(p) ? " (rerun)" : "") : "-";
+}
+
+// ---- the subfiling driver's columns, present only when a case ran it ----
+
+// A run with subfiling initialises MPI with MPI_THREAD_MULTIPLE (so may --thread-multiple), which
+// can change every driver's cost: said in the tables' heading lines.
+const char *thread_text(const RunInfo &info) {
+    return info.thread_level == "multiple" ? " MPI initialised with MPI_THREAD_MULTIPLE for every driver."
+                                           : "";
+}
+
+// `s` padded with blanks to `width` columns (a UTF-8 character is one column: the marks ↑ ↓).
+std::string pad(const std::string &s, size_t width) {
+    size_t cols = 0;
+    for (unsigned char ch : s)
+        cols += (ch & 0xC0) != 0x80 ? 1 : 0;
+    return s + std::string(width > cols ? width - cols : 0, ' ');
+}
+
+bool any_subfiling(const std::vector<CaseResult> &results) {
+    return std::any_of(results.begin(), results.end(),
+                       [](const CaseResult &c) { return drv(c, Driver::Subfiling).ran; });
+}
+
+// Why the driver did not run phase p of the case ("" when it ran or was not selected).
+std::string refused(const DriverResult &r, char p) {
+    if (p == 'w' || !r.refused_write.empty())
+        return r.refused_write;
+    return r.refused_read;
+}
+
+// "↑" / "↓": mpiio/subfiling measurably above / below the A/A control; "" otherwise.
+std::string subfiling_mark(const CaseResult &c, char p) {
+    if (!c.drv[0].ran || !drv(c, Driver::Mpio2).ran)
+        return "";
+    const std::string v = c.parity_against(Driver::Subfiling, p).verdict;
+    return v == "above" ? "↑" : v == "below" ? "↓" : "";
+}
+
+// mpiio/subfiling of phase p: "0.95 (0.88-1.02)" with its mark, "n/s" where subfiling refused it.
+std::string subfiling_ratio(const CaseResult &c, char p) {
+    if (!drv(c, Driver::Subfiling).ran)
+        return "-";
+    if (!refused(drv(c, Driver::Subfiling), p).empty())
+        return "n/s";
+    return spread_str(c.ratio(Driver::Mpiio, Driver::Subfiling, p)) + subfiling_mark(c, p);
+}
+
+// The lines under a table of a run with subfiling: its configuration, the verdict counts, the
+// cases it does not support and why, and what a subfiled file was made of.
+std::string subfiling_notes(const RunInfo &info, const std::vector<CaseResult> &results, const char *bullet) {
+    std::string s = std::string(bullet) + "Subfiling: " + info.subfiling_config +
+                    ". mpiio/subfiling is tested against the same A/A control (first measurement, no "
+                    "rerun): ↑ / ↓ measurably faster / slower.";
+    int n[2] = {0, 0};
+    std::string nots, files;
+    for (const CaseResult &c : results) {
+        const DriverResult &r = drv(c, Driver::Subfiling);
+        for (char p : {'w', 'r'}) {
+            const std::string m = subfiling_mark(c, p);
+            n[0] += m == "↑" ? 1 : 0;
+            n[1] += m == "↓" ? 1 : 0;
+        }
+        if (!r.refused_write.empty() || !r.refused_read.empty())
+            nots += std::string(nots.empty() ? "" : "; ") + c.id + " " +
+                    (r.refused_write.empty() ? "read (" + r.refused_read + ")"
+                                             : "write and read (" + r.refused_write + ")");
+        if (files.empty() && !c.check.subfiling_files.empty())
+            files = c.id + ": " + c.check.subfiling_files;
+    }
+    s += " The plugin ahead in " + std::to_string(n[0]) + ", behind in " + std::to_string(n[1]) +
+         " directions.\n" + bullet + "Not supported by subfiling (n/s): " + (nots.empty() ? "none" : nots) +
+         ".\n" + bullet +
+         "A subfiled file is a stub plus subfiles plus a configuration file, removed after each run; its "
+         "reads were verified through the subfiling driver itself (no other driver reads it); " +
+         (files.empty() ? std::string("none was written") : "for instance " + files) + ".\n";
+    return s;
 }
 
 // "3 time steps", or how --min-phase chose them; patterns with fewer steps of their own named.
@@ -125,6 +202,12 @@ void print_checks(FILE *out, const std::vector<CaseResult> &results) {
         if (c.check.done && !c.check.identical && !c.check.bytes_note.empty())
             std::fprintf(out, " (%s)", c.check.bytes_note.c_str());
         std::fprintf(out, "\n");
+        const DriverResult &sf = drv(c, Driver::Subfiling);
+        if (!c.check.subfiling_files.empty())
+            std::fprintf(out, "    subfiling file: %s\n", c.check.subfiling_files.c_str());
+        for (char p : {'w', 'r'})
+            if (const std::string why = refused(sf, p); !why.empty())
+                std::fprintf(out, "    subfiling %s: not supported (%s)\n", phase_name(p), why.c_str());
         size_t shown = 0;
         for (const std::string &f : c.failures)
             if (f.rfind("reproduce:", 0) == 0 || shown++ < 8)
@@ -153,16 +236,20 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
         "statistic: how far two identical drivers land apart here. **parity**: exact two-sided Mann-Whitney "
         "test of the per-repetition log(mpiio/mpio) against log(mpio2/mpio), alpha 0.05: below / above = "
         "measurably slower / faster than the A/A control, ~ = not distinguishable; %s. Load "
-        "average (1/5/15 min) %s at start, %s at end. %s on %s, %.0f s.%s%s\n\n",
+        "average (1/5/15 min) %s at start, %s at end. %s on %s, %.0f s.%s%s%s\n\n",
         layer_title(info).c_str(), short_library_name(info.mpi_library).c_str(), info.io_component.c_str(),
         info.hdf5_version.c_str(), info.ranks, std::thread::hardware_concurrency(), info.dir.c_str(),
         info.size.c_str(), steps_text(info, results).c_str(), info.warmup, info.reps,
         rerun_text(info).c_str(), info.load_start.c_str(), info.load_end.c_str(), info.started.c_str(),
-        info.host.c_str(), info.total_s, info.label.empty() ? "" : " ", info.label.c_str());
+        info.host.c_str(), info.total_s, thread_text(info), info.label.empty() ? "" : " ",
+        info.label.c_str());
+    const bool sf = any_subfiling(results); // its two columns follow read mpiio/mpio
     std::fprintf(
-        f, "| case | MiB | steps | mpio s (w/r) | write mpio | write mpiio | **write mpiio/mpio** | read "
-           "mpio | read mpiio | **read mpiio/mpio** | mpiio/raw (w/r) | A/A mpio2/mpio (w / r) | "
-           "parity (w / r) | check |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
+        f,
+        "| case | MiB | steps | mpio s (w/r) | write mpio | write mpiio | **write mpiio/mpio** | read "
+        "mpio | read mpiio | **read mpiio/mpio** |%s mpiio/raw (w/r) | A/A mpio2/mpio (w / r) | "
+        "parity (w / r) | check |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|%s--:|--:|---|---|\n",
+        sf ? " subfiling (w / r) | **mpiio/subfiling** (w / r) |" : "", sf ? "--:|--:|" : "");
     for (const CaseResult &c : results) {
         const DriverResult &mpio = c.drv[0], &mpiio = c.drv[1];
         auto med = [](const DriverResult &r, char p) { return r.ran ? bw(phase_of(r, p).median_bw) : "-"; };
@@ -172,12 +259,18 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
                             : "**" + ratio_str(r.median) + "** (" + ratio_str(r.min) + "-" +
                                   ratio_str(r.max) + ")";
         };
+        const DriverResult &sub = drv(c, Driver::Subfiling);
+        auto sub_bw = [&](char p) { return refused(sub, p).empty() ? med(sub, p) : "n/s"; };
+        const std::string sub_cells = !sf ? ""
+                                          : " " + sub_bw('w') + " / " + sub_bw('r') + " | " +
+                                                subfiling_ratio(c, 'w') + " / " + subfiling_ratio(c, 'r') +
+                                                " |";
         std::fprintf(
-            f, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s |\n",
+            f, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |%s %s / %s | %s / %s | %s / %s | %s |\n",
             c.id.c_str(), bw(c.bytes / kMiB).c_str(), c.timesteps,
             mpio.ran ? (fmt("%.2f", mpio.w.median_s) + " / " + fmt("%.2f", mpio.r.median_s)).c_str() : "-",
             med(mpio, 'w').c_str(), med(mpiio, 'w').c_str(), bold('w').c_str(), med(mpio, 'r').c_str(),
-            med(mpiio, 'r').c_str(), bold('r').c_str(),
+            med(mpiio, 'r').c_str(), bold('r').c_str(), sub_cells.c_str(),
             ratio_str(c.ratio(Driver::Mpiio, Driver::Raw, 'w').median).c_str(),
             ratio_str(c.ratio(Driver::Mpiio, Driver::Raw, 'r').median).c_str(),
             spread_str(c.ratio(Driver::Mpio2, Driver::Mpio, 'w')).c_str(),
@@ -185,8 +278,13 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
             verdict_cell(c, 'r').c_str(), case_status(c).c_str());
     }
     std::fprintf(f, "\n%s\n", parity_summary(info, results).c_str());
+    if (sf)
+        std::fprintf(f, "\n%s", subfiling_notes(info, results, "- ").c_str());
 }
 
+// A subfiling row's parity columns hold mpiio/subfiling's verdict against the A/A control (first
+// measurement only), every other row mpiio/mpio's; a phase subfiling refused has status "not
+// supported" and no samples.
 void write_results_csv(FILE *f, const std::vector<CaseResult> &results) {
     std::fprintf(f, "case,pattern,mode,phase,driver,bytes,reps,median_s,min_s,max_s,median_MiBps,min_MiBps,"
                     "max_MiBps,median_data_call_s,mpiio_over_this,mpiio_over_this_min,mpiio_over_this_max,"
@@ -197,6 +295,11 @@ void write_results_csv(FILE *f, const std::vector<CaseResult> &results) {
             for (Driver d : kAll) {
                 const Summary &s = phase_of(drv(c, d), p);
                 const Spread ratio = c.ratio(Driver::Mpiio, d, p);
+                const bool sub = d == Driver::Subfiling, rerun = c.rerun(p) && !sub;
+                const Parity own = sub ? c.parity_against(d, p) : first;
+                const char *status = c.failed()                      ? "FAILED"
+                                     : refused(drv(c, d), p).empty() ? "ok"
+                                                                     : "not supported";
                 if (drv(c, d).ran)
                     std::fprintf(
                         f,
@@ -204,10 +307,10 @@ void write_results_csv(FILE *f, const std::vector<CaseResult> &results) {
                         "%.4g,%s,%s,%s,%s\n",
                         c.id.c_str(), c.pattern.c_str(), c.mode.c_str(), phase_name(p), driver_name(d),
                         c.bytes, s.n, s.median_s, s.min_s, s.max_s, s.median_bw, s.min_bw, s.max_bw,
-                        s.median_data_s, ratio.median, ratio.min, ratio.max, c.failed() ? "FAILED" : "ok",
-                        csv_str(c.check.bytes_note).c_str(), c.timesteps, first.p, first.verdict.c_str(),
-                        c.rerun(p) ? fmt("%.4g", again.p).c_str() : "",
-                        c.rerun(p) ? again.verdict.c_str() : "", c.verdict(p).c_str());
+                        s.median_data_s, ratio.median, ratio.min, ratio.max, status,
+                        csv_str(sub ? c.check.subfiling_files : c.check.bytes_note).c_str(), c.timesteps,
+                        own.p, own.verdict.c_str(), rerun ? fmt("%.4g", again.p).c_str() : "",
+                        rerun ? again.verdict.c_str() : "", sub ? own.verdict.c_str() : c.verdict(p).c_str());
             }
         }
 }
@@ -288,8 +391,8 @@ void write_results_json(FILE *f, const RunInfo &info, const std::vector<CaseResu
         "\"io_component\": %s, \"hdf5\": %s, \"plugin_path\": %s, \"plugin_config\": %s, \"size\": %s, "
         "\"timesteps\": %d, \"min_phase_s\": %s, \"reps\": %d, \"warmup\": %d, \"confirm_reps\": %d, "
         "\"dir\": %s, "
-        "\"label\": %s, \"total_s\": %s, \"loadavg_start\": %s, \"loadavg_end\": %s, \"cores\": %u,\n    "
-        "\"notes\": "
+        "\"label\": %s, \"total_s\": %s, \"loadavg_start\": %s, \"loadavg_end\": %s, \"cores\": %u, "
+        "\"mpi_thread_level\": %s,%s\n    \"notes\": "
         "[\"bandwidth = data bytes of all ranks / phase time; phase = create/open .. close after a barrier, "
         "max "
         "over ranks\", \"ratios = median (and range) of the per-repetition bandwidth ratios\", \"raw = "
@@ -306,7 +409,10 @@ void write_results_json(FILE *f, const RunInfo &info, const std::vector<CaseResu
         info.timesteps, json_num(info.min_phase_s).c_str(), info.reps, info.warmup, info.confirm_reps,
         json_str(info.dir).c_str(), json_str(info.label).c_str(), json_num(info.total_s).c_str(),
         json_str(info.load_start).c_str(), json_str(info.load_end).c_str(),
-        std::thread::hardware_concurrency());
+        std::thread::hardware_concurrency(), json_str(info.thread_level).c_str(),
+        info.subfiling_config.empty()
+            ? ""
+            : (" \"subfiling_config\": " + json_str(info.subfiling_config) + ",").c_str());
     for (size_t i = 0; i < results.size(); ++i) {
         const CaseResult &c = results[i];
         std::fprintf(f,
@@ -320,15 +426,27 @@ void write_results_json(FILE *f, const RunInfo &info, const std::vector<CaseResu
                      json_num(c.elapsed_s).c_str());
         for (size_t k = 0; k < c.failures.size(); ++k)
             std::fprintf(f, "%s%s", k ? ", " : "", json_str(c.failures[k]).c_str());
+        const bool sub = drv(c, Driver::Subfiling).ran;
         std::fprintf(f,
                      "],\n     \"files\": {\"hdf5_bytes\": %s, \"size_mpio\": %llu, \"size_mpiio\": %llu, "
-                     "\"size_raw\": %llu},\n     \"ratios\": {",
+                     "\"size_raw\": %llu%s},\n     \"ratios\": {",
                      json_str(c.check.bytes_note).c_str(), (unsigned long long)c.check.size_mpio,
-                     (unsigned long long)c.check.size_mpiio, (unsigned long long)c.check.size_raw);
+                     (unsigned long long)c.check.size_mpiio, (unsigned long long)c.check.size_raw,
+                     !sub ? ""
+                          : (", \"size_subfiling\": " + std::to_string(c.check.size_subfiling) +
+                             ", \"subfiling_files\": " + json_str(c.check.subfiling_files))
+                                .c_str());
         for (char p : {'w', 'r'})
-            std::fprintf(f, "\"%s\": {\"mpiio_over_mpio\": %s, \"mpiio_over_raw\": %s}, ", phase_name(p),
+            std::fprintf(f, "\"%s\": {\"mpiio_over_mpio\": %s, \"mpiio_over_raw\": %s%s}, ", phase_name(p),
                          json_spread(c.ratio(Driver::Mpiio, Driver::Mpio, p)).c_str(),
-                         json_spread(c.ratio(Driver::Mpiio, Driver::Raw, p)).c_str());
+                         json_spread(c.ratio(Driver::Mpiio, Driver::Raw, p)).c_str(),
+                         !sub ? ""
+                              : (", \"mpiio_over_subfiling\": " +
+                                 json_spread(c.ratio(Driver::Mpiio, Driver::Subfiling, p)) +
+                                 ", \"parity_mpiio_over_subfiling\": {\"p\": " +
+                                 json_num(c.parity_against(Driver::Subfiling, p).p) + ", \"verdict\": " +
+                                 json_str(c.parity_against(Driver::Subfiling, p).verdict) + "}")
+                                    .c_str());
         std::fprintf(
             f,
             "\"control\": {\"write_mpio2_over_mpio\": %s, \"read_mpio2_over_mpio\": %s}},\n     \"parity\": "
@@ -347,6 +465,9 @@ void write_results_json(FILE *f, const RunInfo &info, const std::vector<CaseResu
             json_phase(f, r, 'w');
             std::fprintf(f, ",\n         \"read\": ");
             json_phase(f, r, 'r');
+            if (d == Driver::Subfiling)
+                std::fprintf(f, ",\n         \"not_supported\": {\"write\": %s, \"read\": %s}",
+                             json_str(refused(r, 'w')).c_str(), json_str(refused(r, 'r')).c_str());
             if (r.stats.valid) {
                 std::fprintf(f, ",\n         \"driver_stats_write\": ");
                 json_stats(f, r.stats.write);
@@ -371,8 +492,10 @@ std::string esc(const std::string &s) {
 // whiskers, write and read side by side, and the mpiio/mpio ratio next to each panel. The A/A
 // control is in the tables, not in the chart.
 void write_chart(FILE *f, const RunInfo &info, const std::vector<CaseResult> &results) {
-    const char *const colors[3] = {"#4C72B0", "#DD8452", "#8C8C8C"};
-    const char *const names[3] = {"mpio (built-in)", "mpiio (plugin)", "raw MPI-IO"};
+    const char *const colors[4] = {"#4C72B0", "#DD8452", "#8C8C8C", "#55A868"};
+    const char *const names[4] = {"mpio (built-in)", "mpiio (plugin)", "raw MPI-IO", "subfiling"};
+    const Driver drawn[4] = {Driver::Mpio, Driver::Mpiio, Driver::Raw, Driver::Subfiling};
+    const int bars = any_subfiling(results) ? 4 : 3; // subfiling's bar only where it ran
     double lo = 1e300, hi = 0;
     for (const CaseResult &c : results)
         for (const DriverResult &d : c.drv)
@@ -384,7 +507,8 @@ void write_chart(FILE *f, const RunInfo &info, const std::vector<CaseResult> &re
     if (hi <= 0)
         lo = 1, hi = 10;
     const double llo = std::floor(std::log10(lo)), lhi = std::ceil(std::log10(hi));
-    const int label_w = 150, panel_w = 400, ratio_w = 70, gap = 30, top = 78, bar = 6, row_h = 3 * bar + 10;
+    const int label_w = 150, panel_w = 400, ratio_w = 70, gap = 30, top = 78, bar = 6,
+              row_h = bars * bar + 10;
     const int width = label_w + 2 * (panel_w + ratio_w) + gap + 20,
               rows_h = static_cast<int>(results.size()) * row_h;
     const int height = top + rows_h + 60;
@@ -402,13 +526,14 @@ void write_chart(FILE *f, const RunInfo &info, const std::vector<CaseResult> &re
         width, height, info.ranks, esc(info.io_component).c_str(), esc(info.hdf5_version).c_str(),
         esc(info.size).c_str(), info.timesteps, info.min_phase_s > 0 ? "+" : "", info.reps,
         esc(info.dir).c_str(), esc(info.started).c_str(), esc(info.load_start).c_str());
-    for (int d = 0; d < 3; ++d)
+    for (int d = 0; d < bars; ++d)
         std::fprintf(f,
                      "<rect x=\"%d\" y=\"46\" width=\"12\" height=\"10\" fill=\"%s\"/><text x=\"%d\" "
                      "y=\"55\">%s</text>\n",
                      10 + 130 * d, colors[d], 26 + 130 * d, names[d]);
     std::fprintf(
-        f, "<text x=\"400\" y=\"55\">number = mpiio/mpio median bandwidth (&gt;1: plugin faster)</text>\n");
+        f, "<text x=\"%d\" y=\"55\">number = mpiio/mpio median bandwidth (&gt;1: plugin faster)</text>\n",
+        10 + 130 * bars);
     for (int panel = 0; panel < 2; ++panel) {
         std::fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s bandwidth, MiB/s (log)</text>\n",
                      x0(panel), top - 6, panel == 0 ? "Write" : "Read");
@@ -441,9 +566,9 @@ void write_chart(FILE *f, const RunInfo &info, const std::vector<CaseResult> &re
                      c.failed() ? " FAILED" : "");
         for (int panel = 0; panel < 2; ++panel) {
             const char p = panel == 0 ? 'w' : 'r';
-            for (int d = 0; d < 3; ++d) {
-                const DriverResult &r = c.drv[static_cast<size_t>(d)];
-                if (!r.ran)
+            for (int d = 0; d < bars; ++d) {
+                const DriverResult &r = drv(c, drawn[d]);
+                if (!r.ran || !refused(r, p).empty())
                     continue;
                 const Summary &s = phase_of(r, p);
                 const int by = y + 4 + d * bar;
@@ -522,30 +647,40 @@ void print_table(FILE *out, const RunInfo &info, const std::vector<CaseResult> &
         "bytes per phase (whole file: create/open .. close, max over ranks): median [min-max].\nRatios: "
         "median "
         "over the repetitions of the per-repetition bandwidth ratio (range): > 1 means the plugin is faster. "
-        "parity: the test against the A/A control (first p-value; (rerun): the rerun's verdict).\n",
+        "parity: the test against the A/A control (first p-value; (rerun): the rerun's verdict).%s\n",
         layer_title(info).c_str(), info.io_component.c_str(), info.ranks, info.size.c_str(),
         steps_text(info, results).c_str(), info.reps, info.warmup, info.dir.c_str(), info.load_start.c_str(),
-        info.load_end.c_str(), std::thread::hardware_concurrency());
+        info.load_end.c_str(), std::thread::hardware_concurrency(), thread_text(info));
+    const bool sf = any_subfiling(results); // its two columns follow mpiio/raw
+    char sub_head[64] = "";
+    if (sf)
+        std::snprintf(sub_head, sizeof sub_head, "%-22s %-23s ", "subfiling", "mpiio/subfiling");
     for (char p : {'w', 'r'}) {
-        std::fprintf(out, "\n%s\n%-18s %8s %5s %7s  %-22s %-22s %-22s %-18s %-18s %-18s %s\n",
+        std::fprintf(out, "\n%s\n%-18s %8s %5s %7s  %-22s %-22s %-22s %-18s %-18s %s%-18s %s\n",
                      p == 'w' ? "WRITE" : "READ", "case", "MiB", "steps", "mpio s", "mpio", "mpiio", "raw",
-                     "mpiio/mpio", "mpiio/raw", "A/A mpio2/mpio", "parity");
+                     "mpiio/mpio", "mpiio/raw", sub_head, "A/A mpio2/mpio", "parity");
         for (const CaseResult &c : results) {
             auto cell = [&](Driver d) {
                 const Summary &s = phase_of(drv(c, d), p);
+                if (!refused(drv(c, d), p).empty())
+                    return std::string("not supported");
                 return drv(c, d).ran ? bw(s.median_bw) + " [" + bw(s.min_bw) + "-" + bw(s.max_bw) + "]" : "-";
             };
-            std::fprintf(out, "%-18s %8.2f %5d %7s  %-22s %-22s %-22s %-18s %-18s %-18s %s (p %.3f)%s\n",
+            const std::string sub =
+                sf ? pad(cell(Driver::Subfiling), 23) + pad(subfiling_ratio(c, p), 24) : "";
+            std::fprintf(out, "%-18s %8.2f %5d %7s  %-22s %-22s %-22s %-18s %-18s %s%-18s %s (p %.3f)%s\n",
                          c.id.c_str(), c.bytes / kMiB, c.timesteps,
                          c.drv[0].ran ? fmt("%.3f", phase_of(c.drv[0], p).median_s).c_str() : "-",
                          cell(Driver::Mpio).c_str(), cell(Driver::Mpiio).c_str(), cell(Driver::Raw).c_str(),
                          spread_str(c.ratio(Driver::Mpiio, Driver::Mpio, p)).c_str(),
-                         spread_str(c.ratio(Driver::Mpiio, Driver::Raw, p)).c_str(),
+                         spread_str(c.ratio(Driver::Mpiio, Driver::Raw, p)).c_str(), sub.c_str(),
                          spread_str(c.ratio(Driver::Mpio2, Driver::Mpio, p)).c_str(),
                          verdict_cell(c, p).c_str(), c.parity(p).p, c.failed() ? "  FAILED" : "");
         }
     }
     std::fprintf(out, "\n%s\n", parity_summary(info, results).c_str());
+    if (sf)
+        std::fprintf(out, "%s", subfiling_notes(info, results, "").c_str());
     print_checks(out, results);
     int failed = 0;
     for (const CaseResult &c : results)

@@ -28,6 +28,9 @@ struct DriverResult {
     Probe wprobe, rprobe;
     DriverStats stats;
     std::vector<std::string> failures; // read-back verification failures
+    // Why the driver refused the phase (refusal.hpp), "" when it ran: the case is not supported
+    // by it in that direction (no read follows a refused write).
+    std::string refused_write, refused_read;
 };
 
 // The first round's files (rank 0): sizes, and whether the two HDF5 files are byte-identical.
@@ -36,6 +39,8 @@ struct FileCheck {
     bool gaps = false;      // some dataset elements are never written (every rank knows)
     std::string bytes_note; // "identical" or how the HDF5 files differ byte-wise
     uint64_t size_mpio = 0, size_mpiio = 0, size_raw = 0;
+    uint64_t size_subfiling = 0; // the stub, its subfiles and its configuration file together
+    std::string subfiling_files; // describe_subfiled(): "stub 2.0 KiB + 1 subfile ..."
     std::optional<uint64_t> digest_mpio, digest_mpiio; // of every byte of the file
 };
 
@@ -64,6 +69,12 @@ struct CaseResult {
                              log_ratios(Driver::Mpio2, Driver::Mpio, phase));
     }
     bool flagged(char phase) const { return parity(phase).verdict != "~"; }
+    // The same test of mpiio against another peer (the subfiling driver): log(mpiio/other) against
+    // the same A/A control; the first measurement's (reruns confirm mpiio/mpio's verdicts only).
+    Parity parity_against(Driver other, char phase) const {
+        return bench::parity(log_ratios(Driver::Mpiio, other, phase),
+                             log_ratios(Driver::Mpio2, Driver::Mpio, phase));
+    }
     // The published verdict: a flagged phase takes its rerun's verdict (when it was rerun).
     bool rerun(char phase) const { return flagged(phase) && !confirmation.empty(); }
     std::string verdict(char phase) const {

@@ -56,7 +56,7 @@ const PatternDims kSmall = {
 // metadata x4; ci1d, deflate2d and points stay at small (already 0.15-0.45 s; ci1d's raw
 // reference alone takes seconds). cs1d moves every element as its own 4-byte piece: 8 Ki
 // particles per rank already take about 0.5 s per phase (256 Ki took 25-40 s). manychunks2d is
-// issue 26's case: 1,024 x 4,096 ints per rank in 16 x 16 chunks (16,384 chunks per rank).
+// many small chunks: 1,024 x 4,096 ints per rank in 16 x 16 chunks (16,384 chunks per rank).
 const PatternDims kMedium = {
     .n1 = 262144, .n1_ci = 16384, .n1_ic = 65536,
     .d2 = {512, 512}, .d2_conv = {128, 128}, .d3 = {32, 64, 128},
@@ -67,7 +67,7 @@ const PatternDims kMedium = {
     .mc_band = {1024, 4096}, .mc_chunk = {16, 16},
 };
 // Large: 1 Mi particles per rank (h5bench DIM_1 = 1048576, 32 MiB per rank per time step), the
-// size of issue 10's targets; cs1d/coll then takes minutes per phase.
+// size of the targets run (scripts/main.sh --targets); cs1d/coll then takes minutes per phase.
 const PatternDims kLarge = {
     .n1 = 1048576, .n1_ci = 1048576, .n1_ic = 1048576,
     .d2 = {1024, 1024}, .d2_conv = {1024, 1024}, .d3 = {64, 64, 256},

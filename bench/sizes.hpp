@@ -10,7 +10,7 @@ namespace bench {
 // medium (default): sized per pattern so that every timed phase lasts about 0.1-0.5 s with 4
 // ranks on a 2-core machine, long enough for the median to be stable.
 // large: h5bench's "large" sizing, 1 Mi particles per rank (DIM_1 = 1048576) for the 1-D h5bench
-// patterns, the size of the issue-10 targets.
+// patterns, the size of the targets run (scripts/main.sh --targets).
 enum class Size { Tiny, Small, Medium, Large };
 bool parse_size(const std::string &s, Size &out);
 const char *size_name(Size s);

@@ -41,6 +41,8 @@ describe() {
     when=$(sed -n 's/.*Measured \([0-9-]* [0-9:]* [A-Z]*\);.*/\1/p' "$1/$part.md" | head -n 1)
     [ -n "$when" ] && [ "$when" != "$(json_field "$json" started)" ] && later+="; $part measured $when"
   done
+  # A run with subfiling (or --thread-multiple) had MPI_THREAD_MULTIPLE for every driver.
+  [ "$(json_field "$json" mpi_thread_level)" = multiple ] && later+="; MPI_THREAD_MULTIPLE"
   printf '%s: %s, io %s, HDF5 %s; measured %s, load average %s at start%s (`docs/bench/%s/`)' \
     "$(title "$1")" "$(json_field "$json" mpi_library | cut -d, -f1)" \
     "$(json_field "$json" io_component)" "$(json_field "$json" hdf5)" "$(json_field "$json" started)" \
@@ -108,6 +110,39 @@ for d in "${dirs[@]}"; do
   done
   echo "- $(describe "$d"). Measurably below: $below of $total verdicts$more."
 done
+
+# ---- HDF5's subfiling driver (h5bench_vfd --drivers ...,subfiling; scripts/main.sh --subfiling) ----
+# Layers published without it show -; the table is left out while none has it.
+have_subfiling=0
+for d in "${dirs[@]}"; do awk -F, '$5 == "subfiling" { found = 1 } END { exit !found }' "$d/results.csv" && have_subfiling=1; done
+if ((have_subfiling)); then
+  echo
+  echo "**Against HDF5's subfiling driver**, mpiio/subfiling (write / read), in the same runs: the median"
+  echo "of the per-repetition rate ratios (> 1: the plugin is faster); ↑ / ↓: measurably faster / slower"
+  echo "than the built-in driver against itself (the same A/A control; the first measurement's test); n/s:"
+  echo "the subfiling driver refuses the case (it does not take collective transfers that come with MPI"
+  echo "derived datatypes; results.json says where)."
+  echo
+  header case
+  for d in "${dirs[@]}"; do
+    awk -F, -v col="$d" 'NR > 1 && $5 == "subfiling" {
+        cell = $18 == "not supported" ? "n/s" : sprintf("%.2f%s", $15, $NF == "above" ? "↑" : $NF == "below" ? "↓" : "")
+        printf "%s\t%s\t%s\t%s\n", $1, col, $4, cell }' "$d/results.csv"
+  done | awk -F'\t' -v cols="${dirs[*]}" '
+    BEGIN { ncol = split(cols, col, " ") }
+    !($1 in seen) { seen[$1] = 1; order[++n] = $1 }
+    { cell[$1, $2, $3] = $4 }
+    END {
+      for (i = 1; i <= n; i++) {
+        line = "| " order[i] " |"
+        for (c = 1; c <= ncol; c++) {
+          w = cell[order[i], col[c], "write"]; r = cell[order[i], col[c], "read"]
+          line = line " " ((w == "" && r == "") ? "-" : w " / " r) " |"
+        }
+        print line
+      }
+    }'
+fi
 
 # ---- per-operation overhead ------------------------------------------------------------------
 have_overhead=0

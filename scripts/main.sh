@@ -11,7 +11,8 @@
 #   1. bench/h5bench_vfd: the h5bench-style matrix through mpio, mpiio, raw MPI-IO and mpio again
 #      (the A/A control), alternating in one launch (1 warm-up + 5 counted repetitions per case,
 #      verified reads and files; time steps per case raised by --min-phase), and each row's parity
-#      test against the A/A control (a flagged case is measured again with 10 repetitions);
+#      test against the A/A control (a flagged case is measured again with 10 repetitions); with
+#      --subfiling HDF5's subfiling driver too (column mpiio/subfiling);
 #   2. bench/h5bench_vfd_overhead: microseconds per tiny H5Dwrite/H5Dread call (8 bytes per
 #      rank), collective and independent, and per H5Fopen + H5Fclose pair;
 #   3. bench/h5perf.sh: HDF5's h5perf through mpio and, via the redirect shim, through mpiio.
@@ -44,9 +45,9 @@
 #   --mpi M           openmpi (= --layers ompio,romio) | mpich (= --layers mpich)
 #   --io C            one Open MPI component: ompio | romio<N> (= --layers ompio | romio)
 #   --stack S         a stack (scripts/stack.sh list); default: this host's Open MPI and MPICH
-#   --targets         the issue-10 "Done when" runs: cc1d/coll and cs1d/coll at --size large
-#                     (1 Mi particles per rank), 3 time steps, mpio and mpiio only, h5perf
-#                     contig-coll and chunked-coll, and the overhead; OMPIO unless
+#   --targets         the performance targets (docs/measurements.md): cc1d/coll and cs1d/coll
+#                     at --size large (1 Mi particles per rank), 3 time steps, mpio and mpiio
+#                     only, h5perf contig-coll and chunked-coll, and the overhead; OMPIO unless
 #                     --layers/--io/--mpi says else. cs1d/coll dominates: minutes per phase.
 #   --patterns LIST   PATTERN or PATTERN/MODE list, 'default' or 'all' (h5bench_vfd --list)
 #   --modes LIST      coll,ind,cd,cm for patterns given without /MODE
@@ -60,7 +61,16 @@
 #                     about S seconds (default 0.2; at most 8x the steps and 512 MiB per phase; 0:
 #                     every case at --timesteps). ROMIO moves the medium size in 0.01-0.05 s per
 #                     phase: too short to compare drivers stably.
-#   --drivers LIST    subset of mpio,mpiio,raw,mpio2 (mpio2: the built-in driver again, A/A)
+#   --drivers LIST    subset of mpio,mpiio,raw,mpio2,subfiling (mpio2: the built-in driver again,
+#                     A/A; subfiling: HDF5's subfiling driver)
+#   --subfiling       add HDF5's subfiling driver to h5bench_vfd's drivers (to --drivers' list when
+#                     given): its default configuration, as h5bench selects it, verified through
+#                     itself; column mpiio/subfiling. MPI then runs with MPI_THREAD_MULTIPLE for
+#                     every driver of the matrix. Not in the default run: here subfiling takes up
+#                     to 1,500x the plugin's time under Open MPI (cs1d), 15,000x under MPICH, so a
+#                     matrix with it takes hours at the default size (docs/bench/README.md); the
+#                     default --timeout becomes 14400. Needs a stock HDF5 built with the driver
+#                     (scripts/setup.sh builds it so).
 #   --ranks N         MPI ranks (default 4; Open MPI: oversubscribed, --bind-to none)
 #   --mpich-ranks N   ranks under MPICH (default: the number of cores, at most --ranks). MPICH's
 #                     ch4 progress engine busy-polls without yielding: oversubscribed ranks spend
@@ -78,7 +88,8 @@
 #   --publish         publish a passing run to docs/bench/ and the README's marked tables
 #   --no-publish      accepted for compatibility: not publishing is the default
 #   --no-setup        skip scripts/setup.sh for Open MPI (needs HDF5_ROOT)
-#   --timeout S       kill a hung benchmark launch after S seconds (default 3600)
+#   --timeout S       kill a hung benchmark launch after S seconds (default 3600; 14400 with
+#                     --subfiling)
 # Exit status: non-zero when a build step fails, when a benchmark reports a failure (wrong data
 # read back, files that differ, an HDF5/MPI error), on a timeout, or when --mpi mpich / --layers
 # mpich was asked for and MPICH is not available.
@@ -89,9 +100,10 @@ cd "$ROOT"
 
 ARGS=("$@") STACK="" STACK_SUITE=bookworm STACK_LAYERS=""
 LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 min_phase_given=0 LABEL="" PUBLISH=no SETUP=1 TIMEOUT=3600
+SUBFILING=0
 MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
 BENCH_ARGS=()
-shaped=0 size_given=0
+shaped=0 size_given=0 timeout_given=0
 need() { [ $# -ge 2 ] || { echo "main.sh: $1 needs a value" >&2; exit 2; }; }
 while (($#)); do
   case "$1" in
@@ -111,6 +123,7 @@ while (($#)); do
         *) echo "main.sh: --io must be ompio or romio<N> (ompi_info's name)" >&2; exit 2 ;; esac
       shaped=1; shift 2 ;;
     --targets) TARGETS=1; shaped=1; shift ;;
+    --subfiling) SUBFILING=1; shift ;;
     --stack) need "$@"; STACK=$2; shift 2 ;;
     --ranks) need "$@"; RANKS=$2; shaped=1; shift 2 ;;
     --mpich-ranks) need "$@"; MPICH_RANKS=$2; shaped=1; shift 2 ;;
@@ -126,19 +139,30 @@ while (($#)); do
     --publish) PUBLISH=yes; shift ;;
     --no-publish) PUBLISH=no; shift ;;
     --no-setup) SETUP=0; shift ;;
-    --timeout) need "$@"; TIMEOUT=$2; shift 2 ;;
+    --timeout) need "$@"; TIMEOUT=$2; timeout_given=1; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "main.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 if ((TARGETS)); then
-  # The issue-10 targets: h5bench CONTIG/CONTIG and CONTIG/STRIDED, collective, write and read.
+  # The targets: h5bench CONTIG/CONTIG and CONTIG/STRIDED, collective, write and read.
   # Raw MPI-IO is left out: cs1d/coll at this size takes minutes per phase and driver.
   BENCH_ARGS+=(--patterns cc1d/coll,cs1d/coll --drivers mpio,mpiio)
   ((size_given)) || SIZE=large
   ((min_phase_given)) || MIN_PHASE=0 # the large size is long enough
   [ -n "$LAYERS" ] || LAYERS=ompio
   [ -n "$H5PERF_CONFIGS" ] || H5PERF_CONFIGS=contig-coll,chunked-coll
+fi
+if ((SUBFILING)); then
+  ((timeout_given)) || TIMEOUT=14400 # a launch with subfiling is long, not hung
+  # subfiling joins the last --drivers list given (h5bench_vfd takes the last), or the default one.
+  drivers_at=-1
+  for i in "${!BENCH_ARGS[@]}"; do [ "${BENCH_ARGS[$i]}" = --drivers ] && drivers_at=$((i + 1)); done
+  if ((drivers_at < 0)); then
+    BENCH_ARGS+=(--drivers mpio,mpiio,raw,mpio2,subfiling)
+  elif [[ ",${BENCH_ARGS[$drivers_at]}," != *,subfiling,* ]]; then
+    BENCH_ARGS[drivers_at]+=,subfiling
+  fi
 fi
 if [ -n "$STACK" ]; then
   read -r STACK_SUITE STACK_FAMILY <<<"$(scripts/stack.sh info "$STACK")"

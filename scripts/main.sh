@@ -20,7 +20,8 @@
 # matrix's parity verdict.
 # Every output stays in build/bench-results/<time>/<layer>/: a run changes nothing else in the
 # checkout (`git status` stays clean) unless --publish is given. With --publish, each layer that
-# passes all checks is copied to docs/bench/<layer>/ (only the parts this run measured: a
+# passes all checks is copied to docs/bench/<layer>/ (with --subfiling to docs/bench/subfiling/<layer>/,
+# apart from the main tables; only the parts this run measured: a
 # --no-matrix or --h5perf-only run keeps the layer's published matrix), and the index in docs/bench/README.md and
 # the tables the README embeds between its <!-- bench:<layer>/<file> --> markers are refreshed
 # (a missing marker is reported and skipped).
@@ -194,6 +195,10 @@ OUT="$ROOT/build/bench-results/$STAMP" PUBLISH_DIR="$ROOT/docs/bench"
 if [ "$STACK_SUITE" != bookworm ]; then
   OUT="$ROOT/build-$STACK/bench-results/$STAMP" PUBLISH_DIR="$ROOT/docs/bench/$STACK"
 fi
+# A run with subfiling publishes apart (docs/bench[/S]/subfiling/<layer>/, its own summary.md):
+# subfiling takes hours at the main tables' size, so such runs are shaped smaller and must not
+# replace them.
+((SUBFILING)) && PUBLISH_DIR="$PUBLISH_DIR/subfiling"
 mkdir -p "$OUT"
 T0=$SECONDS
 log "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) ($CORES cores); outputs in $OUT"
@@ -466,6 +471,7 @@ done
 if [ "$PUBLISH" = yes ] && ((${#ran[@]})); then
   publish_index
   bash scripts/bench_summary.sh "$ROOT/docs/bench" >"$ROOT/docs/bench/summary.md"
+  ((SUBFILING)) && bash scripts/bench_summary.sh "$PUBLISH_DIR" >"$PUBLISH_DIR/summary.md"
   embed_readme
   log "docs/bench/README.md index and README.md's marked tables refreshed"
 elif ((${#ran[@]})); then

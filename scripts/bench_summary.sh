@@ -10,6 +10,10 @@
 # (the columns read come before results.csv's one quoted column, or are its last).
 set -euo pipefail
 DIR=${1:-docs/bench}
+# The published tree's path as the repository names it (docs/bench, or a part of it such as
+# docs/bench/subfiling), for the links under each table.
+REL=docs/bench${DIR##*docs/bench}
+REL=${REL%/}
 cd "$DIR"
 # (runs with subfiling publish apart, under subfiling/, with a summary of their own)
 mapfile -t dirs < <(find . -name results.json -not -path '*/subfiling/*' -printf '%h\n' | sed 's|^\./||' | awk '
@@ -44,10 +48,10 @@ describe() {
   done
   # A run with subfiling (or --thread-multiple) had MPI_THREAD_MULTIPLE for every driver.
   [ "$(json_field "$json" mpi_thread_level)" = multiple ] && later+="; MPI_THREAD_MULTIPLE"
-  printf '%s: %s, io %s, HDF5 %s; measured %s, load average %s at start%s (`docs/bench/%s/`)' \
+  printf '%s: %s, io %s, HDF5 %s; measured %s, load average %s at start%s (`%s/`)' \
     "$(title "$1")" "$(json_field "$json" mpi_library | cut -d, -f1)" \
     "$(json_field "$json" io_component)" "$(json_field "$json" hdf5)" "$(json_field "$json" started)" \
-    "$(json_field "$json" loadavg_start)" "$later" "$1"
+    "$(json_field "$json" loadavg_start)" "$later" "$REL/$1"
 }
 
 # sorted_range: awk function giving "median (min-max)" of v[1..k] (insertion sort: mawk has none).

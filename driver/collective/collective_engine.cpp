@@ -86,6 +86,10 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
 void CollectiveEngine::transfer(IoRequest &mine, Direction dir, std::optional<Error> local_error) {
     Stats &stats = ctx_.io->stats();
     ++stats.collective_ops;
+    // A callback of several collective steps (a multi-chunk plan) posts a barrier per step: each
+    // step completes the last one's before it posts its own (settle), and its error is this rank's.
+    if (!local_error)
+        local_error = capture([&] { settle(); });
     if (!local_error && dir == Direction::Write && ctx_.read_only)
         local_error = Error(ErrorKind::Config, "write to a file opened read-only");
     if (local_error)
@@ -184,7 +188,10 @@ void CollectiveEngine::independent_route(IoRequest &mine, Direction dir, bool di
             error = std::move(sync_error);
         ++io.stats().collective_mpi_calls;
     }
-    // Posted on every rank, failed or not, once its own bytes are written (see settle()).
+    // Posted on every rank, failed or not, once its own bytes are written (see settle(); the
+    // transfer settled the last one first: a request overwritten here would never complete).
+    if (pending_barrier_ != MPI_REQUEST_NULL)
+        throw Error(ErrorKind::Internal, "a collective write's barrier posted before the last one completed");
     check_mpi(MPI_Ibarrier(ctx_.comm, &pending_barrier_), "MPI_Ibarrier (after a collective write)");
     ++io.stats().collective_mpi_calls;
     if (error) {

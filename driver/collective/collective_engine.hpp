@@ -59,13 +59,14 @@ public:
 
     // Collective. `mine` is this rank's part (empty when `local_error` says its preparation failed:
     // the rank then joins with nothing and every rank fails). An error while moving fails this rank
-    // at once; a failed write also fails every rank's next collective step on the file. The caller
-    // has settled the file (settle(), its error passed as `local_error`).
+    // at once; a failed write also fails every rank's next collective step on the file. Settles
+    // first (a callback's later steps are not settled by the callback's entry).
     void transfer(IoRequest &mine, Direction dir, std::optional<Error> local_error);
 
     // Local (completes the barrier every rank posted). Waits until every rank has finished the
     // last collective write that took the independent route; a no-op when there is none. Every
-    // callback, flush, truncate and close calls it first, once: HDF5 follows collective writes with
+    // callback, flush, truncate and close calls it first, and every collective step of a callback
+    // before it posts its own barrier: HDF5 follows collective writes with
     // independent writes to the same bytes (a chunk filled collectively, then written by another
     // rank), which must not overtake them. (Inline: it runs before every callback, a file open's
     // metadata reads included, and almost always has nothing to wait for.)

@@ -86,8 +86,8 @@ struct GroupCall {
 
 // Local, pure. The calls that move a group of ascending, disjoint segments spanning at most
 // staging_buffer bytes (a segment of kOwnCallBytes or more always moves on its own). Reads list
-// ReadSpans and Directs (copy out afterwards); writes list ReadSpans first (holes to bridge), then
-// WriteSpans, ViewWrites and Directs (copy in before the writes). kViewWriteMinRuns or more
+// ReadSpans and Straights (copy out afterwards); writes list ReadSpans first (holes to bridge), then
+// WriteSpans, ViewWrites and Straights (copy in before the writes). kViewWriteMinRuns or more
 // unbridged stretches shorter than sieve_gap on average go through the rank's own view
 // (`view_usable`).
 std::vector<GroupCall> plan_group(std::span<const PlannedSegment> segments, Direction dir, bool may_bridge,

@@ -1,5 +1,5 @@
-// The one place where the driver moves data through MPI-IO (docs/decisions.md D16), in the spirit of
-// PnetCDF's ncmpio_read_write: every MPI_File_{read,write}_at[_all] and file view of the driver is
+// The one place where the driver moves data through MPI-IO (docs/decisions.md D16): every
+// MPI_File_* call of the driver (data calls, file views, open, close, size, sync, hints) is
 // here, each one with its checks (addresses within MPI_Offset, the count moved: a short write is an
 // error, a short read past the end of the file reads zeros), its statistics and the end-of-file
 // tracking. Engines above decide what to move; this file only moves it.

@@ -193,8 +193,7 @@ bool IoRequest::regular_file_runs() const {
 }
 
 // Through MPI, the copy is a message from the rank to itself (MPI_Sendrecv on MPI_COMM_SELF): a
-// CUDA-aware MPI moves it wherever the buffer lives. An element is never its own duplicate, so the
-// two sides never overlap.
+// CUDA-aware MPI moves it wherever the buffer lives. Distinct elements never overlap.
 void IoRequest::copy_duplicates(bool through_mpi) const {
     if (!has_duplicates_)
         return;
@@ -203,6 +202,8 @@ void IoRequest::copy_duplicates(bool through_mpi) const {
             continue;
         char *buffer = const_cast<char *>(static_cast<const char *>(p.buffer));
         for (const sel::DuplicateCopy &d : *p.types.duplicates) {
+            if (d.from == d.to) // memory that names one element twice holds it already
+                continue;
             if (!through_mpi) {
                 std::memmove(buffer + d.to, buffer + d.from, static_cast<std::size_t>(d.len));
                 continue;

@@ -58,7 +58,7 @@ void independent(File *file, Direction dir, IoRequest &request) {
 // metadata reads are often made by rank 0 alone.
 
 // Local. One contiguous block moved by this rank alone (every metadata read, and raw data outside
-// collective mode): straight to MpiIo, which is what the independent engine's direct strategy
+// collective mode): straight to MpiIo, which is what the independent engine's OneCall strategy
 // does for one block, without building a request (a file open reads its metadata this way: the
 // fewer instructions and cache lines there, the cheaper H5Fopen is).
 void read_block(FileState &st, haddr_t addr, size_t size, void *buf) {

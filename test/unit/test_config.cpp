@@ -215,7 +215,7 @@ INSTANTIATE_TEST_SUITE_P(UnknownKeys, ConfigRejects,
 // Keys earlier releases took: the error says the key was removed and why.
 INSTANTIATE_TEST_SUITE_P(RetiredKeys, ConfigRejects,
                          testing::Values(Rejected{"read_bounce=off", {"read_bounce", "removed"}},
-                                         Rejected{"read_bounce=auto", {"read_bounce", "caller's buffer"}}));
+                                         Rejected{"read_bounce=auto", {"read_bounce", "host_copies"}}));
 
 INSTANTIATE_TEST_SUITE_P(
     BadValues, ConfigRejects,

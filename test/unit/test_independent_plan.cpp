@@ -77,7 +77,39 @@ TEST(IndependentPlan, StrategyTable) {
         EXPECT_EQ(mpiio::choose_strategy(r.shape, r.dir, r.may_bridge, limits()), r.expected) << r.what;
 }
 
-// A readable form of a call list: "D 0+10" direct, "R 0+100" read span, "W ..." write span,
+// host_copies=off: a file range stays one call (MPI's datatypes describe the caller's memory);
+// anything else goes a call per run, whatever the cost model would sieve or stage.
+TEST(IndependentPlan, WithoutHostCopiesOnlyOneCallOrRunByRun) {
+    IndependentLimits no_copies = limits();
+    no_copies.host_copies = false;
+    const std::vector<StrategyRow> rows = {
+        {"nothing to move", {0, 0, 0, 0, false, false}, Direction::Read, true, Strategy::Nothing},
+        {"one range, memory of 1 KiB pieces",
+         {64 * K, 64 * K, 1, 64, true, false},
+         Direction::Write,
+         false,
+         Strategy::OneCall},
+        {"every other 4-byte element, read",
+         {4096, 8188, 1024, 1, false, true},
+         Direction::Read,
+         true,
+         Strategy::RunByRun},
+        {"every other 4-byte element, write in own extent",
+         {4096, 8188, 1024, 1, false, true},
+         Direction::Write,
+         true,
+         Strategy::RunByRun},
+        {"4 KiB blocks 16 KiB apart",
+         {256 * K, 1012 * K, 64, 1, false, true},
+         Direction::Read,
+         true,
+         Strategy::RunByRun},
+    };
+    for (const StrategyRow &r : rows)
+        EXPECT_EQ(mpiio::choose_strategy(r.shape, r.dir, r.may_bridge, no_copies), r.expected) << r.what;
+}
+
+// A readable form of a call list: "D 0+10" straight (GroupCall::Kind::Straight), "R 0+100" read span, "W ..." write span,
 // "V 0+100" view write ("V*" straight from memory).
 std::string calls(const std::vector<GroupCall> &cs) {
     std::string out;

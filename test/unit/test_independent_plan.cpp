@@ -109,8 +109,8 @@ TEST(IndependentPlan, WithoutHostCopiesOnlyOneCallOrRunByRun) {
         EXPECT_EQ(mpiio::choose_strategy(r.shape, r.dir, r.may_bridge, no_copies), r.expected) << r.what;
 }
 
-// A readable form of a call list: "D 0+10" straight (GroupCall::Kind::Straight), "R 0+100" read span, "W ..." write span,
-// "V 0+100" view write ("V*" straight from memory).
+// A readable form of a call list: "D 0+10" straight (GroupCall::Kind::Straight), "R 0+100" read span, "W ..."
+// write span, "V 0+100" view write ("V*" straight from memory).
 std::string calls(const std::vector<GroupCall> &cs) {
     std::string out;
     for (const GroupCall &c : cs) {

@@ -65,7 +65,7 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
     route::ExtentSummary all;
     check_mpi(MPI_Allreduce(&summary, &all, 1, summary_type_.get(), summary_op_.get(), ctx_.comm),
               "MPI_Allreduce (route summary and error agreement)");
-    ++ctx_.io->stats().collective_mpi_calls;
+    ctx_.io->count_collective_calls(1);
     summary = all;
     if (summary.failed_rank != INT64_MAX)
         raise_agreed_failure(ctx_.comm, static_cast<int>(summary.failed_rank), local_error);
@@ -78,14 +78,13 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
     check_mpi(MPI_Allgather(words.data(), route::kWords, MPI_INT64_T, extents_.data(), route::kWords,
                             MPI_INT64_T, ctx_.comm),
               "MPI_Allgather (route extents)");
-    ++ctx_.io->stats().collective_mpi_calls;
+    ctx_.io->count_collective_calls(1);
     r.decision = route::decide(extents_, ctx_.route, r.individual, limit);
     return r;
 }
 
 void CollectiveEngine::transfer(IoRequest &mine, Direction dir, std::optional<Error> local_error) {
-    Stats &stats = ctx_.io->stats();
-    ++stats.collective_ops;
+    ctx_.io->count_collective_transfer();
     // A callback of several collective steps (a multi-chunk plan) posts a barrier per step: each
     // step completes the last one's before it posts its own (settle), and its error is this rank's.
     if (!local_error)
@@ -101,11 +100,11 @@ void CollectiveEngine::transfer(IoRequest &mine, Direction dir, std::optional<Er
     }
     const Route r = exchange(mine, dir, std::move(local_error));
     if (!r.decision.independent) {
-        ++stats.mpi_route_ops;
+        ctx_.io->count_route(false);
         mpi_route(mine, dir, r.decision.all_contiguous, r.individual);
         return;
     }
-    ++stats.independent_route_ops;
+    ctx_.io->count_route(true);
     independent_route(mine, dir, r.decision.disjoint);
 }
 
@@ -126,11 +125,7 @@ void CollectiveEngine::broadcast_read(IoRequest &mine, std::optional<Error> loca
         local_error = capture([&] { d = &mine.mpi(); });
     agree(ctx_.comm, ctx_.failed_writes->with(std::move(local_error)));
     check_mpi(MPI_Bcast(d->memory.base, d->memory.count, d->memory.type, 0, ctx_.comm), "MPI_Bcast (data)");
-    Stats &stats = ctx_.io->stats();
-    stats.collective_mpi_calls += 2;
-    ++stats.rank0_bcast_reads;
-    if (ctx_.rank != 0)
-        stats.bytes_read += mine.bytes();
+    ctx_.io->count_broadcast_read(ctx_.rank != 0 ? mine.bytes() : 0);
 }
 
 // Collective. MPI collective I/O of every rank's request; a rank whose part failed joins every
@@ -160,7 +155,7 @@ void CollectiveEngine::mpi_route(IoRequest &mine, Direction dir, bool all_contig
         keep_first(capture([&] { io.reset_view(ctx_.hints); }));
     if (dir == Direction::Write && !individual && ctx_.sync_after_write) {
         keep_first(capture([&] { io.sync(); }));
-        ++io.stats().collective_mpi_calls;
+        io.count_collective_calls(1);
     }
     if (local) {
         if (dir == Direction::Write)
@@ -186,14 +181,14 @@ void CollectiveEngine::independent_route(IoRequest &mine, Direction dir, bool di
         std::optional<Error> sync_error = capture([&] { io.sync(); });
         if (!error)
             error = std::move(sync_error);
-        ++io.stats().collective_mpi_calls;
+        io.count_collective_calls(1);
     }
     // Posted on every rank, failed or not, once its own bytes are written (see settle(); the
     // transfer settled the last one first: a request overwritten here would never complete).
     if (pending_barrier_ != MPI_REQUEST_NULL)
         throw Error(ErrorKind::Internal, "a collective write's barrier posted before the last one completed");
     check_mpi(MPI_Ibarrier(ctx_.comm, &pending_barrier_), "MPI_Ibarrier (after a collective write)");
-    ++io.stats().collective_mpi_calls;
+    io.count_collective_calls(1);
     if (error) {
         ctx_.failed_writes->remember(*error);
         throw *error;
@@ -213,7 +208,7 @@ std::optional<Error> CollectiveEngine::extend_to_eoa() {
     MpiIo &io = *ctx_.io;
     std::optional<Error> error =
         capture([&] { io.set_size(static_cast<MPI_Offset>(x.eoa), "MPI_File_set_size (extend to EOA)"); });
-    ++io.stats().collective_mpi_calls;
+    io.count_collective_calls(1);
     x.known_size = x.eoa;
     if (!error)
         io.set_eof(std::max(io.eof(), x.eoa));

@@ -12,7 +12,9 @@ namespace mpiio {
 void IndependentEngine::staged(IoRequest &request, Direction dir, bool may_bridge) {
     group_.clear();
     group_memory_.clear();
-    StagedOperation op{dir, may_bridge};
+    StagedOperation op;
+    op.dir = dir;
+    op.may_bridge = may_bridge;
     // A write that may neither bridge holes nor use a view is a call per stretch of file-adjacent
     // segments: what plan_group would list, written as each stretch ends instead of planned (the
     // plan costs instructions per run that the calls do not need: docs/measurements.md).

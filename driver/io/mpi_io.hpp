@@ -18,6 +18,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,8 +99,39 @@ public:
     // The physical size as far as this rank knows it (exact after open and truncate; writes grow it).
     haddr_t eof() const { return eof_; }
     void set_eof(haddr_t eof) { eof_ = eof; }
-    Stats &stats() { return stats_; }
     const Stats &stats() const { return stats_; }
+    // --- what the engines report (local) ----------------------------------------------------------
+    // The counters change only in this class: the MPI-IO calls count themselves, and the engines
+    // report their decisions and their own communication through these, so that each counter's
+    // meaning is decided in one place.
+    // Collective calls a collective transfer made outside the MPI-IO data calls (route agreement,
+    // broadcast, the barrier, a sync or a resize it needed).
+    void count_collective_calls(std::uint64_t calls) { stats_.collective_mpi_calls += calls; }
+    // A collective transfer started (every rank joins; one route choice each).
+    void count_collective_transfer() { ++stats_.collective_ops; }
+    // The route the transfer took.
+    void count_route(bool independent) {
+        ++(independent ? stats_.independent_route_ops : stats_.mpi_route_ops);
+    }
+    // A rank-0-reads-and-broadcasts read (its agreement and its broadcast); `received`: the bytes
+    // this rank got from the broadcast (rank 0's own read counted itself).
+    void count_broadcast_read(std::size_t received) {
+        stats_.collective_mpi_calls += 2;
+        ++stats_.rank0_bcast_reads;
+        stats_.bytes_read += received;
+    }
+    // A chunked collective operation: one transfer over every chunk (linked), or chunk by chunk.
+    void count_chunk_plan(bool linked, std::uint64_t collective_chunks, std::uint64_t independent_chunks) {
+        if (linked) {
+            ++stats_.linked_chunk_ops;
+            return;
+        }
+        ++stats_.multi_chunk_ops;
+        stats_.collective_chunks += collective_chunks;
+        stats_.independent_chunks += independent_chunks;
+    }
+    // A read_vector / write_vector callback.
+    void count_vector_call() { ++stats_.vector_calls; }
     // A clock pair around a whole run-by-run operation instead of one per call (stats.hpp), when
     // the time is measured at all.
     IoTimer timer() { return IoTimer(stats_, timing_, clocked_); }

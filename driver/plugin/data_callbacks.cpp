@@ -106,7 +106,7 @@ void write_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, const 
 void vector_io(File *file, Direction dir, uint32_t count, const haddr_t addrs[], const size_t sizes[],
                char *const bufs[]) {
     FileState &st = *file->state;
-    ++st.io.stats().vector_calls;
+    st.io.count_vector_call();
     if (collective_mode()) {
         collective(file, dir, [&] { return st.requests.vector(count, addrs, sizes, bufs); });
         return;
@@ -184,16 +184,6 @@ Chunks chunks_of(const std::vector<sel::SelectionPiece> &pieces) {
     return c;
 }
 
-void record(Stats &stats, const chunkio::ChunkPlan &plan) {
-    if (plan.kind == chunkio::Plan::Kind::Linked) {
-        ++stats.linked_chunk_ops;
-        return;
-    }
-    ++stats.multi_chunk_ops;
-    stats.collective_chunks += plan.collective_chunks;
-    stats.independent_chunks += plan.independent_chunks;
-}
-
 // Collective. Runs chunkio's plan; a rank's error (a failed preparation, a failed independent
 // chunk) is carried into the next collective step, where every rank fails with it, or into a
 // closing agreement when no collective step follows.
@@ -243,7 +233,8 @@ void collective_selection(File *file, Direction dir, hid_t dxpl_id, const Select
     }
     if (!plan.collective_after_independent())
         agree(st.comm.get(), std::exchange(pending, std::nullopt));
-    record(st.io.stats(), plan);
+    st.io.count_chunk_plan(plan.kind == chunkio::Plan::Kind::Linked, plan.collective_chunks,
+                           plan.independent_chunks);
     if (plan.kind == chunkio::Plan::Kind::Multi)
         hdf5_internals::report_multi_chunk(dxpl_id, plan.independent_chunks == 0  ? H5D_MPIO_CHUNK_COLLECTIVE
                                                     : plan.collective_chunks == 0 ? H5D_MPIO_CHUNK_INDEPENDENT

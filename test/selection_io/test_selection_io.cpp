@@ -40,7 +40,8 @@ void select_file(hid_t space, Kind kind, std::mt19937 &rng) {
     switch (kind) {
     case Kind::Regular: {
         std::uniform_int_distribution<hsize_t> pick(1, 3);
-        const hsize_t stride[2] = {pick(rng), pick(rng) + 1}, block[2] = {1, 1 + (pick(rng) > 2 ? 1 : 0)};
+        const hsize_t stride[2] = {pick(rng), pick(rng) + 1},
+                      block[2] = {1, pick(rng) > 2 ? hsize_t{2} : hsize_t{1}};
         const hsize_t start[2] = {first, pick(rng) - 1};
         const hsize_t count[2] = {(rows + stride[0] - 1) / stride[0],
                                   (kCols - start[1] - block[1]) / stride[1] + 1};

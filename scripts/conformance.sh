@@ -63,7 +63,7 @@ declare -A OPTIN_WHY=(
   [t_cache_image]="3-6 min per run on 2 cores (rank 0 builds two 175 MB files serially), ~17 min for the four runs; upstream does not run it either (testpar/CMakeTests.cmake: \"do not test until new version is added\")"
   [t_bigio]="~7 min (built-in driver) and ~3 min (plugin) per OMPIO run, ~50 s under ROMIO"
   [t_2Gio]="> 2 GiB transfers in 128 MiB-per-dataset files; long on 2 cores"
-  [t_subfiling_vfd]="the subfiling driver's own test: it never selects the MPI-IO driver, so the plugin is never loaded (0 redirected opens) and both columns run the same code; 27-39 s per run, about 2 min per CI stage"
+  [t_subfiling_vfd]="the subfiling driver's own test: it never selects the MPI-IO driver, so the plugin is never loaded (0 redirected opens) and both columns run the same code; 27-39 s per run under Open MPI, and under MPICH 4.0 on 4 oversubscribed ranks still in its fourth sub-test after 150 s (each run may take the full time limit)"
 )
 # Programs the CI set runs under some MPI-IO layers only; --full, --programs and --io run them
 # under every layer.

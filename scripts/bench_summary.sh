@@ -72,23 +72,13 @@ pivot() { # [awk BEGIN statements naming rows]
             print line } }'
 }
 
-# write_read_rows: "case<TAB>column<TAB>write|read<TAB>cell" lines in, one Markdown row per case out
-# (cases in first-seen order, "write / read" per column, - where a column has neither).
-write_read_rows() {
-  awk -F'\t' -v cols="${dirs[*]}" '
-    BEGIN { ncol = split(cols, col, " ") }
-    !($1 in seen) { seen[$1] = 1; order[++n] = $1 }
+# write_read_cells: "case<TAB>column<TAB>write|read<TAB>cell" lines to pivot's lines, one per case
+# and column (first-seen order) with the cell "write / read".
+write_read_cells() {
+  awk -F'\t' '!(($1, $2) in seen) { seen[$1, $2] = 1; row[++n] = $1; col[n] = $2 }
     { cell[$1, $2, $3] = $4 }
-    END {
-      for (i = 1; i <= n; i++) {
-        line = "| " order[i] " |"
-        for (c = 1; c <= ncol; c++) {
-          w = cell[order[i], col[c], "write"]; r = cell[order[i], col[c], "read"]
-          line = line " " ((w == "" && r == "") ? "-" : w " / " r) " |"
-        }
-        print line
-      }
-    }'
+    END { for (i = 1; i <= n; i++)
+            printf "%s\t%s\t%s / %s\n", row[i], col[i], cell[row[i], col[i], "write"], cell[row[i], col[i], "read"] }'
 }
 
 header() { # <first column title>
@@ -109,7 +99,7 @@ for d in "${dirs[@]}"; do
   awk -F, -v col="$d" 'NR > 1 && $5 == "mpio" {
       mark = $NF == "above" ? "↑" : $NF == "below" ? "↓" : ""
       printf "%s\t%s\t%s\t%.2f%s\n", $1, col, $4, $15, mark }' "$d/results.csv"
-done | write_read_rows
+done | write_read_cells | pivot
 echo
 for d in "${dirs[@]}"; do
   below=$(awk -F, 'NR > 1 && $5 == "mpio" && $NF == "below"' "$d/results.csv" | wc -l)
@@ -139,7 +129,7 @@ if ((have_subfiling)); then
     awk -F, -v col="$d" 'NR > 1 && $5 == "subfiling" {
         cell = $18 == "not supported" ? "n/s" : sprintf("%.2f%s", $15, $NF == "above" ? "↑" : $NF == "below" ? "↓" : "")
         printf "%s\t%s\t%s\t%s\n", $1, col, $4, cell }' "$d/results.csv"
-  done | write_read_rows
+  done | write_read_cells | pivot
 fi
 
 # ---- per-operation overhead ------------------------------------------------------------------

@@ -65,7 +65,7 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
     route::ExtentSummary all;
     check_mpi(MPI_Allreduce(&summary, &all, 1, summary_type_.get(), summary_op_.get(), ctx_.comm),
               "MPI_Allreduce (route summary and error agreement)");
-    ctx_.io->count_collective_calls(1);
+    ctx_.io->count_collective_call();
     summary = all;
     if (summary.failed_rank != INT64_MAX)
         raise_agreed_failure(ctx_.comm, static_cast<int>(summary.failed_rank), local_error);
@@ -78,7 +78,7 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
     check_mpi(MPI_Allgather(words.data(), route::kWords, MPI_INT64_T, extents_.data(), route::kWords,
                             MPI_INT64_T, ctx_.comm),
               "MPI_Allgather (route extents)");
-    ctx_.io->count_collective_calls(1);
+    ctx_.io->count_collective_call();
     r.decision = route::decide(extents_, ctx_.route, r.individual, limit);
     return r;
 }
@@ -155,7 +155,7 @@ void CollectiveEngine::mpi_route(IoRequest &mine, Direction dir, bool all_contig
         keep_first(capture([&] { io.reset_view(ctx_.hints); }));
     if (dir == Direction::Write && !individual && ctx_.sync_after_write) {
         keep_first(capture([&] { io.sync(); }));
-        io.count_collective_calls(1);
+        io.count_collective_call();
     }
     if (local) {
         if (dir == Direction::Write)
@@ -181,14 +181,14 @@ void CollectiveEngine::independent_route(IoRequest &mine, Direction dir, bool di
         std::optional<Error> sync_error = capture([&] { io.sync(); });
         if (!error)
             error = std::move(sync_error);
-        io.count_collective_calls(1);
+        io.count_collective_call();
     }
     // Posted on every rank, failed or not, once its own bytes are written (see settle(); the
     // transfer settled the last one first: a request overwritten here would never complete).
     if (pending_barrier_ != MPI_REQUEST_NULL)
         throw Error(ErrorKind::Internal, "a collective write's barrier posted before the last one completed");
     check_mpi(MPI_Ibarrier(ctx_.comm, &pending_barrier_), "MPI_Ibarrier (after a collective write)");
-    io.count_collective_calls(1);
+    io.count_collective_call();
     if (error) {
         ctx_.failed_writes->remember(*error);
         throw *error;
@@ -208,7 +208,7 @@ std::optional<Error> CollectiveEngine::extend_to_eoa() {
     MpiIo &io = *ctx_.io;
     std::optional<Error> error =
         capture([&] { io.set_size(static_cast<MPI_Offset>(x.eoa), "MPI_File_set_size (extend to EOA)"); });
-    io.count_collective_calls(1);
+    io.count_collective_call();
     x.known_size = x.eoa;
     if (!error)
         io.set_eof(std::max(io.eof(), x.eoa));

@@ -104,9 +104,9 @@ public:
     // The counters change only in this class: the MPI-IO calls count themselves, and the engines
     // report their decisions and their own communication through these, so that each counter's
     // meaning is decided in one place.
-    // Collective calls a collective transfer made outside the MPI-IO data calls (route agreement,
-    // broadcast, the barrier, a sync or a resize it needed).
-    void count_collective_calls(std::uint64_t calls) { stats_.collective_mpi_calls += calls; }
+    // A collective call a collective transfer made outside the MPI-IO data calls (route agreement,
+    // the barrier, a sync or a resize it needed).
+    void count_collective_call() { ++stats_.collective_mpi_calls; }
     // A collective transfer started (every rank joins; one route choice each).
     void count_collective_transfer() { ++stats_.collective_ops; }
     // The route the transfer took.

@@ -2,7 +2,7 @@
 # The README's test command and what CI runs: installs what is missing, builds, and runs the tests.
 #
 #   scripts/test.sh                                  the whole CI matrix (below)
-#   scripts/test.sh [--stack S | --mpi openmpi|mpich] [--hdf5 1.14.5|1.14.6] [ctest args...]
+#   scripts/test.sh [--stack S | --mpi openmpi|mpich] [--hdf5 1.14.5|1.14.6] [--on-dfs] [ctest args...]
 #                                                    one configuration (default Open MPI + 1.14.5 on
 #                                                    this host), e.g. `scripts/test.sh --mpi mpich
 #                                                    -L mpi` or `scripts/test.sh --stack sid-openmpi
@@ -58,6 +58,15 @@ run_config() {
   ctest --test-dir "$build" --output-on-failure --timeout 1800 "$@"
 }
 
+# --on-dfs (inside scripts/dfs.sh): the MPI suites' files on the distributed file system, the ranks
+# of unchanged ctest command lines on both of its clients (Open MPI's fork agent: the testbed's rank
+# wrapper), and the cases that cannot finish there in time left out (DFS_SLOW_CASES).
+on_dfs() {
+  [ -n "${MPIIO_DFS_DIR:-}" ] && [ -n "${MPIIO_DFS_AGENT:-}" ] ||
+    { echo "[test] --on-dfs runs inside scripts/dfs.sh (MPIIO_DFS_DIR is not set)" >&2; exit 2; }
+  export MPIIO_TEST_DIR=$MPIIO_DFS_DIR OMPI_MCA_orte_fork_agent=$MPIIO_DFS_AGENT GTEST_FILTER="-$DFS_SLOW_CASES"
+}
+
 # One configuration: everything after the options goes to ctest.
 if (($#)); then
   stack=${MPIIO_STACK:-} mpi=${MPIIO_MPI:-openmpi} hdf5=${HDF5_VERSION:-1.14.5}
@@ -66,6 +75,7 @@ if (($#)); then
       --stack) stack=${2:?--stack needs a value}; shift 2 ;;
       --mpi) mpi=${2:?--mpi needs a value}; shift 2 ;;
       --hdf5) hdf5=${2:?--hdf5 needs a value}; shift 2 ;;
+      --on-dfs) on_dfs; shift ;;
       -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
       *) break ;;
     esac

@@ -14,6 +14,7 @@
 #include "io/request.hpp"
 #include "selection/type_cache.hpp"
 #include "settings/config.hpp"
+#include "settings/storage.hpp"
 
 #include <H5FDdevelop.h>
 #include <hdf5.h>
@@ -34,6 +35,7 @@ struct FileState {
     int rank = 0;
     int size = 1;
     Config config;
+    StorageTuning storage; // the storage class and the defaults it gave (settings/storage.hpp)
     std::string name;
     bool read_only = false;
     bool sync_after_collective_write = false; // the MPI-IO layer needs MPI_File_sync for visibility

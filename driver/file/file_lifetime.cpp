@@ -5,6 +5,7 @@
 #include "hdf5/hdf5_internals.hpp"
 #include "io/mpi_layer.hpp"
 #include "io/mpi_runtime.hpp"
+#include "settings/storage.hpp"
 
 #include <H5FDmpi.h>
 
@@ -327,13 +328,21 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
         throw Error(ErrorKind::Mpi,
                     "MPI_File_open of '" + std::string(name) + "' failed: " + mpi_error_string(code));
     }
+    // Rank 0's size and the type of the file system the file lies on, in one broadcast (the type
+    // picks the storage class's defaults on every rank: settings/storage.hpp).
     MPI_Offset size = 0;
+    std::int64_t file_system = 0;
     std::optional<Error> size_error;
     if (rank == 0)
-        size_error = capture([&] { size = mpi_file_size(opened.fh); });
-    std::array<std::int64_t, 1> rank0_size{size};
-    bcast_from_rank0_agreeing(comm, rank0_size, size_error); // every rank has a handle: closed together
-    size = static_cast<MPI_Offset>(rank0_size[0]);
+        size_error = capture([&] {
+            size = mpi_file_size(opened.fh);
+            if (state->config.storage == StorageChoice::Auto)
+                file_system = file_system_magic(name);
+        });
+    std::array<std::int64_t, 2> rank0_words{size, file_system};
+    bcast_from_rank0_agreeing(comm, rank0_words, size_error); // every rank has a handle: closed together
+    size = static_cast<MPI_Offset>(rank0_words[0]);
+    state->storage = resolve_storage_tuning(state->config, rank0_words[1]);
     // Collective (the same answer on every rank). Hints are advisory: a refusal is not an error.
     // MPI_File_set_info takes no MPI_INFO_NULL: a rank that requested nothing passes an empty info.
     if (open_dropped_hints(opened.fh)) {
@@ -367,13 +376,13 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     state->io.bind(&file->fh, std::move(own), static_cast<haddr_t>(size));
     state->io.measure_time(state->config.stats == StatsMode::Summary);
     state->independent.bind(&state->io,
-                            IndependentLimits{state->config.staging_buffer, state->config.sieve_gap,
+                            IndependentLimits{state->config.staging_buffer, state->storage.sieve_gap,
                                               state->config.host_copies == HostCopies::On});
-    state->collective.bind(CollectiveContext{state->comm.get(), state->rank, state->size, state->info.get(),
-                                             state->config.collective_route, state->config.read_overlap_limit,
-                                             state->config.host_copies == HostCopies::On, state->read_only,
-                                             state->sync_after_collective_write, &state->io,
-                                             &state->independent, &state->failed_writes, &state->extent});
+    state->collective.bind(CollectiveContext{
+        state->comm.get(), state->rank, state->size, state->info.get(), state->config.collective_route,
+        state->storage.read_overlap_limit, state->config.host_copies == HostCopies::On, state->read_only,
+        state->sync_after_collective_write, &state->io, &state->independent, &state->failed_writes,
+        &state->extent});
     file->state = state.release();
     return file.release();
 }
@@ -392,8 +401,9 @@ void close_file(File *file) {
     const MPI_Comm comm = state->comm.get();
     std::optional<Error> error = capture([&] { state->collective.settle(); }); // this rank's, not agreed yet
     if (state->config.stats == StatsMode::Summary) { // collective: every rank prints, whatever failed
-        std::optional<Error> stats_error =
-            capture([&] { print_stats_summary(comm, state->rank, state->name, state->io.stats()); });
+        std::optional<Error> stats_error = capture([&] {
+            print_stats_summary(comm, state->rank, state->name, describe(state->storage), state->io.stats());
+        });
         if (!error)
             error = std::move(stats_error);
     }

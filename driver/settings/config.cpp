@@ -54,6 +54,8 @@ constexpr Choices<StatsMode, 2> kStats{{{"off", StatsMode::Off}, {"summary", Sta
 constexpr Choices<ViewWrites, 3> kViewWrites{
     {{"auto", ViewWrites::Auto}, {"on", ViewWrites::On}, {"off", ViewWrites::Off}}};
 constexpr Choices<HostCopies, 2> kHostCopies{{{"on", HostCopies::On}, {"off", HostCopies::Off}}};
+constexpr Choices<StorageChoice, 3> kStorage{
+    {{"auto", StorageChoice::Auto}, {"local", StorageChoice::Local}, {"shared", StorageChoice::Shared}}};
 
 // Keys earlier releases took and this one no longer does: an error that says why, not "unknown".
 constexpr std::array<std::pair<const char *, const char *>, 1> kRetiredKeys{
@@ -147,18 +149,25 @@ KeySpec named_key(const char *key, const char *values, const char *fallback, con
             }};
 }
 
+template <class Field>
 KeySpec bytes_key(const char *key, const char *values, const char *fallback, const char *meaning,
-                  std::size_t Config::*field, bool positive) {
+                  Field Config::*field, bool positive) {
     return {key,
             values,
             fallback,
             meaning,
             [field, positive](Config &c, const std::string &k, const std::string &v) {
-                c.*field = parse_bytes(k, v);
-                if (positive && c.*field == 0)
+                const std::size_t n = parse_bytes(k, v);
+                if (positive && n == 0)
                     bad_value(k, v, "must be positive");
+                c.*field = n;
             },
-            [field](const Config &c) { return std::to_string(c.*field); }};
+            [field](const Config &c) {
+                if constexpr (std::is_same_v<Field, std::size_t>)
+                    return std::to_string(c.*field);
+                else
+                    return optional_text(c.*field);
+            }};
 }
 
 template <class Field>
@@ -187,10 +196,11 @@ const std::vector<KeySpec> &key_table() {
         named_key("comm", "world | self", "world", "communicator when the FAPL has none", &Config::comm, kComm),
         named_key("sync", "auto | flush | never", "auto", "`auto`: `MPI_File_sync` on `H5Fflush`, and after every collective write when the MPI-IO layer says writes are not immediately visible (`romio_visibility_immediate=false` or `HDF5_DO_MPI_FILE_SYNC`), as the built-in driver; `flush`: only on `H5Fflush`; `never`: no sync (scratch files)", &Config::sync, kSync),
         named_key("stats", "off | summary", "off", "per-file statistics printed by rank 0 to stderr at close; the time spent in MPI-IO data calls is measured only then (`H5Fget_mpiio_stats` reports 0 seconds otherwise)", &Config::stats, kStats),
+        named_key("storage", "auto | local | shared", "auto", "which storage class's defaults the file takes (`sieve_gap`, `read_overlap_limit`): `auto` asks the operating system for the type of the file system the file lies on (rank 0, once per open): tmpfs, ramfs and local disk file systems (ext4, xfs, btrfs, ...) are local, where an MPI-IO call costs microseconds; network, parallel and FUSE file systems (NFS, Lustre, GPFS, CephFS, BeeGFS, GlusterFS and other FUSE mounts, ...) are shared, where a call costs a round trip to a server; an unknown type counts as local. `stats=summary` prints the class and the values in effect", &Config::storage, kStorage),
         named_key("collective_route", "auto | collective | independent", "auto", "how a collective transfer moves its bytes: `auto` lets each rank move its own extent with independent calls when no two ranks' extents overlap (writes then may read back and rewrite the holes inside the rank's own extent), for reads also when they overlap within `read_overlap_limit`, and uses MPI collective I/O otherwise; `collective` always uses MPI collective I/O; `independent` never does (writes then bridge holes only when the extents are disjoint), except where the library itself hands over a file datatype with holes (selection I/O off): that transfer stays MPI collective I/O", &Config::collective_route, kRoute),
-        number_key("read_overlap_limit", "ratio, 1-65536", "4", "`auto` route of collective reads whose ranks' extents overlap (interleaved blocks, point selections): each rank still reads inside its own extent on its own when the extents add up to at most this many times the file range they cover together, so the file system serves at most that many times the bytes MPI collective I/O would read once and exchange; above it, MPI collective I/O. `1`: only disjoint extents, as for writes (a write never bridges another rank's bytes)", &Config::read_overlap_limit, 1, 65536),
+        number_key("read_overlap_limit", "ratio, 1-65536", "", "`auto` route of collective reads whose ranks' extents overlap (interleaved blocks, point selections): each rank still reads inside its own extent on its own when the extents add up to at most this many times the file range they cover together, so the file system serves at most that many times the bytes MPI collective I/O would read once and exchange; above it, MPI collective I/O. `1`: only disjoint extents, as for writes (a write never bridges another rank's bytes). Default: the storage class's (`storage`): `4` on local and on shared storage", &Config::read_overlap_limit, 1, 65536),
         bytes_key("staging_buffer", "bytes, K/M/G suffix", "4M", "largest buffer a rank's own transfer stages bytes in: many small byte runs become one MPI call per this many bytes (a run of 64 KiB or more moves with a call of its own, straight from or to the caller's memory)", &Config::staging_buffer, true),
-        bytes_key("sieve_gap", "bytes", "4K", "the cost model of a rank's own transfers: bytes that cost about as much to move as one MPI-IO call. A read reads across a hole of up to this size instead of making another call; a write inside the rank's own extent reads back and rewrites a hole when twice the hole plus the run after it is at most this size; short blocks are sieved only when their holes average at most this size", &Config::sieve_gap, false),
+        bytes_key("sieve_gap", "bytes", "", "the cost model of a rank's own transfers: bytes that cost about as much to move as one MPI-IO call. A read reads across a hole of up to this size instead of making another call; a write inside the rank's own extent reads back and rewrites a hole when twice the hole plus the run after it is at most this size; short blocks are sieved only when their holes average at most this size. Default: the storage class's (`storage`): `4K` on local storage, `64K` on shared storage", &Config::sieve_gap, false),
         named_key("view_writes", "auto | on | off", "auto", "independent writes of many small byte runs that no other rank's bytes may be bridged for (8 runs or more) go as one `MPI_File_write_at` through a file view of the rank's own handle instead of a call per run, writing no byte between the runs (not in MPI atomic mode, nor where writes need `MPI_File_sync` to be visible); `auto`: where the view costs less than the calls: under OMPIO and MPICH always, under Open MPI's ROMIO (romio321, romio341) only for runs of one length at one spacing (flattening an irregular view there costs more than a call per run); `on`: for any runs under every layer; `off`: a call per run", &Config::view_writes, kViewWrites),
         named_key("host_copies", "on | off", "on", "whether the driver may copy the caller's bytes with the CPU. `on`: a rank's own transfers of many small byte runs go through the driver's staging buffer (sieving, bridging holes, gathering runs for a view write) where that saves MPI calls; a transfer that is one file range on one block of memory is handed to MPI straight from the caller's buffer either way. `off`: every byte moves through MPI calls on the caller's buffer, for buffers in device memory with a CUDA-aware MPI-IO layer: such transfers make an MPI call per run (MPI's datatypes describe the caller's memory), elements a point selection names twice are copied by MPI; reads past the end of the file are still zero-filled by the CPU, as the built-in driver does", &Config::host_copies, kHostCopies),
         named_key("chunk_opt", "default | linked | multi", "", "overrides `H5Pset_dxpl_mpio_chunk_opt`", &Config::chunk_opt, kChunkOpt),

@@ -35,6 +35,9 @@ enum class ViewWrites { Auto, On, Off };
 // view write). off: every byte moves through MPI calls on the caller's buffer, as buffers in device
 // memory need with a CUDA-aware MPI-IO layer (docs/decisions.md D18).
 enum class HostCopies { On, Off };
+// Which storage class's defaults a file takes (settings/storage.hpp). auto: from the type of the
+// file system the file lies on (rank 0's statfs at open); local, shared: as named.
+enum class StorageChoice { Auto, Local, Shared };
 
 struct Config {
     CommChoice comm = CommChoice::World;
@@ -49,12 +52,15 @@ struct Config {
     // the file has a single rank - separated by at most sieve_gap bytes) are staged through one
     // buffer of at most staging_buffer bytes and moved with one MPI call.
     std::size_t staging_buffer = tuning::kStagingBuffer;
-    std::size_t sieve_gap = tuning::kSieveGap;
+    // Unset: the storage class's default (settings/storage.hpp, resolve_storage_tuning).
+    std::optional<std::size_t> sieve_gap;
     CollectiveRoute collective_route = CollectiveRoute::Auto;
     // Under `auto`, a collective read whose ranks' extents overlap still goes rank by rank when
     // the extents add up to at most this many times the file range they cover together (route.hpp);
     // 1: only disjoint extents, as for writes.
-    unsigned read_overlap_limit = tuning::kReadOverlapLimit;
+    // Unset: the storage class's default.
+    std::optional<unsigned> read_overlap_limit;
+    StorageChoice storage = StorageChoice::Auto;
     // Independent writes of many small runs as one call through the rank's own file view
     // (mpi_io.hpp, independent_plan.hpp).
     ViewWrites view_writes = ViewWrites::Auto;

@@ -22,7 +22,8 @@ template <class T> std::vector<T *> fields_of(Stats &s) {
 
 } // namespace
 
-void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, const Stats &mine) {
+void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, const std::string &storage,
+                         const Stats &mine) {
     // Counters are summed over ranks, times take the maximum (the slowest rank).
     Stats local = mine, total{};
     std::vector<uint64_t> counts, sums;
@@ -51,6 +52,7 @@ void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, 
     MPI_Comm_size(comm, &size);
     std::fprintf(stderr, "mpiio stats: %s (%d ranks; counts summed over ranks, times: slowest rank)\n",
                  file_name.c_str(), size);
+    std::fprintf(stderr, "  storage: %s\n", storage.c_str());
 #define MPIIO_PRINT_FIELD(type, name, description)                                                           \
     if constexpr (std::is_same_v<type, double>)                                                              \
         std::fprintf(stderr, "  %-22s %14.6f  %s\n", #name, static_cast<double>(total.name), description);   \

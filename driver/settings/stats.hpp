@@ -47,7 +47,8 @@ private:
 };
 
 // Collective: sums the counters over `comm` (times: maximum) and, on rank 0, writes one summary
-// block for `file_name` to stderr.
-void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, const Stats &mine);
+// block for `file_name` to stderr, with the storage class in effect (`storage`, one line).
+void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, const std::string &storage,
+                         const Stats &mine);
 
 } // namespace mpiio

@@ -1,10 +1,10 @@
 // The driver's tuning profile: every threshold of the data path, in one table, each with where it
-// was measured and what it stands for. The first three are the defaults of configuration keys
-// (which override them per file); the others are constants. Each was measured on the project's
+// was measured and what it stands for. The first five are the defaults of configuration keys
+// (which override them per file; two of them per storage class); the others are constants. Each was measured on the project's
 // machines (2-core AMD EPYC and 16-core Intel Xeon, tmpfs, Open MPI 4.1 OMPIO and ROMIO, MPICH
 // 4.0; docs/measurements.md) and stands for a property of the MPI-IO layers or the cost of a call,
 // not of one CPU: none decides anything by the processor it runs on. Storage where a call costs a
-// network round trip wants other values of the first three (docs/decisions.md D17).
+// network round trip has values of its own (docs/decisions.md D17, docs/architecture.md).
 #pragma once
 
 #include <cstddef>
@@ -22,6 +22,10 @@ inline constexpr std::size_t kSieveGap = 4096;
 // read_overlap_limit: how many times the bytes a collective read may fetch rank by rank before MPI
 // collective I/O pays (interleaved reads 2-9x faster rank by rank up to 4 ranks on every layer).
 inline constexpr unsigned kReadOverlapLimit = 4;
+// The same two on shared storage (settings/storage.hpp: network, parallel and FUSE file systems),
+// where a call costs a round trip to a server. SHARED_MEASUREMENT
+inline constexpr std::size_t kSieveGapShared = std::size_t{64} << 10;
+inline constexpr unsigned kReadOverlapLimitShared = 4;
 
 // --- constants of the independent engine -------------------------------------------------------
 // A segment this long moves with a call of its own, straight from or to the caller's memory: one

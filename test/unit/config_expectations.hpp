@@ -47,6 +47,7 @@ inline const std::vector<KeySpec> &keys() {
         {"read_overlap_limit", ValueKind::Unsigned, {}, 1, 65536},
         {"view_writes", ValueKind::Choice, {"auto", "on", "off"}},
         {"host_copies", ValueKind::Choice, {"on", "off"}},
+        {"storage", ValueKind::Choice, {"auto", "local", "shared"}},
         {"chunk_opt", ValueKind::Choice, {"default", "linked", "multi"}},
         {"chunk_opt_num", ValueKind::Unsigned, {}, 0, 1u << 30},
         {"chunk_opt_ratio", ValueKind::Unsigned, {}, 0, 100},
@@ -91,6 +92,10 @@ inline void store(Config &config, const std::string &key, const std::string &cho
         config.read_overlap_limit = static_cast<unsigned>(number);
     else if (key == "host_copies")
         config.host_copies = choice == "off" ? mpiio::HostCopies::Off : mpiio::HostCopies::On;
+    else if (key == "storage")
+        config.storage = choice == "local"    ? mpiio::StorageChoice::Local
+                         : choice == "shared" ? mpiio::StorageChoice::Shared
+                                              : mpiio::StorageChoice::Auto;
     else if (key == "view_writes")
         config.view_writes = choice == "on"    ? mpiio::ViewWrites::On
                              : choice == "off" ? mpiio::ViewWrites::Off
@@ -118,14 +123,15 @@ inline std::string difference(const Config &got, const Config &want) {
         return "staging_buffer " + std::to_string(got.staging_buffer) +
                " != " + std::to_string(want.staging_buffer);
     if (got.sieve_gap != want.sieve_gap)
-        return "sieve_gap " + std::to_string(got.sieve_gap) + " != " + std::to_string(want.sieve_gap);
+        return "sieve_gap " + opt(got.sieve_gap) + " != " + opt(want.sieve_gap);
     if (got.collective_route != want.collective_route)
         return "collective_route";
     if (got.read_overlap_limit != want.read_overlap_limit)
-        return "read_overlap_limit " + std::to_string(got.read_overlap_limit) +
-               " != " + std::to_string(want.read_overlap_limit);
+        return "read_overlap_limit " + opt(got.read_overlap_limit) + " != " + opt(want.read_overlap_limit);
     if (got.view_writes != want.view_writes)
         return "view_writes";
+    if (got.storage != want.storage)
+        return "storage";
     if (got.host_copies != want.host_copies)
         return "host_copies";
     if (got.chunk_opt != want.chunk_opt)

@@ -69,8 +69,10 @@ TEST(ConfigDefaults, AreTheDocumentedOnes) {
     EXPECT_EQ(c.sync, SyncPolicy::Auto);
     EXPECT_EQ(c.stats, StatsMode::Off);
     EXPECT_EQ(c.staging_buffer, std::size_t{4} << 20); // 4M
-    EXPECT_EQ(c.sieve_gap, std::size_t{4096});         // 4K
-    EXPECT_FALSE(c.chunk_opt.has_value());             // the DXPL decides
+    EXPECT_FALSE(c.sieve_gap.has_value());             // the storage class decides
+    EXPECT_FALSE(c.read_overlap_limit.has_value());
+    EXPECT_EQ(c.storage, mpiio::StorageChoice::Auto);
+    EXPECT_FALSE(c.chunk_opt.has_value()); // the DXPL decides
     EXPECT_FALSE(c.chunk_opt_num.has_value());
     EXPECT_FALSE(c.chunk_opt_ratio.has_value());
     EXPECT_TRUE(c.hints.empty());
@@ -266,7 +268,9 @@ TEST(ConfigCanonical, EqualSettingsGiveEqualText) {
     const std::string defaults = mpiio::parse_config("").canonical();
     EXPECT_EQ(defaults, mpiio::parse_config("comm=world;sync=auto;stats=off").canonical());
     EXPECT_EQ(defaults, mpiio::parse_config(" ; ").canonical());
-    EXPECT_EQ(defaults, mpiio::parse_config("staging_buffer=4M;sieve_gap=4K").canonical());
+    EXPECT_EQ(defaults, mpiio::parse_config("staging_buffer=4M;storage=auto").canonical());
+    // A value the storage class would give is still a choice of the configuration's own.
+    EXPECT_NE(defaults, mpiio::parse_config("sieve_gap=4K").canonical());
     EXPECT_EQ(mpiio::parse_config("staging_buffer=65536").canonical(),
               mpiio::parse_config("staging_buffer=64K").canonical());
     EXPECT_EQ(mpiio::parse_config("comm=self;hint.a=1").canonical(),

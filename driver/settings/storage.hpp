@@ -1,0 +1,54 @@
+// The storage a file lies on, and the defaults of the keys whose best value depends on it
+// (docs/architecture.md, "Storage classes"). What a call costs against a byte decides the cost
+// model of a rank's own transfers: on tmpfs and local disks a call costs a few microseconds, on a
+// network or FUSE file system a round trip to a server (hundreds of microseconds), so there a call
+// is worth tens of KiB of bytes instead of a few.
+//
+// Rank 0 asks the operating system for the file system's type (statfs) once per open; its magic
+// number reaches every rank with the open's broadcast, and every rank derives the class from it
+// alone (a pure function), so all ranks choose the same defaults.
+#pragma once
+
+#include "settings/config.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace mpiio {
+
+enum class StorageClass {
+    Local,  // tmpfs, ramfs and local disk file systems: a call costs microseconds
+    Shared, // network, parallel and FUSE file systems: a call costs a round trip to a server
+};
+
+// Independent. The file system type (statfs f_type) of `path`, or of its directory when `path`
+// does not exist (yet); 0 when neither can be asked.
+std::int64_t file_system_magic(const std::string &path);
+
+// The class of a file system by its type; an unknown type (0 included) counts as local, the class
+// the defaults were first measured on.
+StorageClass storage_class_of(std::int64_t magic);
+
+// A short name of a known file system type ("tmpfs", "lustre", "fuse", ...) or its number in hex.
+std::string file_system_name(std::int64_t magic);
+
+const char *storage_class_name(StorageClass c);
+
+// The storage-dependent settings of one open file: the configuration's where it sets them, the
+// class's defaults otherwise.
+struct StorageTuning {
+    StorageClass storage = StorageClass::Local;
+    bool chosen_by_config = false; // storage=local|shared rather than the file system's type
+    std::string file_system;       // file_system_name() of what rank 0 found
+    std::size_t sieve_gap = tuning::kSieveGap;
+    unsigned read_overlap_limit = tuning::kReadOverlapLimit;
+};
+
+// Pure: the same inputs give the same tuning on every rank.
+StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic);
+
+// One line for stats=summary: the class, why it was chosen, and the values in effect.
+std::string describe(const StorageTuning &t);
+
+} // namespace mpiio

@@ -14,6 +14,13 @@
 //
 // Writes bridge holes (read them back and rewrite them unchanged) only when the caller says no
 // other rank writes inside the request's extent meanwhile (`may_bridge`).
+//
+// The rank's own handle (view writes) is a second MPI_File_open of the file on this rank, with
+// the MPI-IO layer's side files. Raw data opens it: a time step's strided writes repeat the view
+// write for as long as the file is open. The library's metadata (IoRequest::metadata: the
+// metadata cache's collective flush, a few short pieces per rank, at a flush or close) never
+// does: a call per piece at explicit offsets, as the built-in driver's independent metadata
+// writes, costs less than the open; it goes through the view only when raw data has opened it.
 #pragma once
 
 #include "independent/independent_plan.hpp"
@@ -48,6 +55,7 @@ private:
         Direction dir = Direction::Read;
         bool may_bridge = false;
         bool regular_runs = false;       // the file runs are regular (a view of them is an hvector)
+        bool may_open_view = true;       // raw data may open the rank's own handle, metadata not
         bool stretch_by_stretch = false; // a write that may neither bridge nor use a view: no plan
         std::optional<bool> view_usable; // asked once, when a plan first wants a view write
     };

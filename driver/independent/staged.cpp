@@ -22,8 +22,9 @@ void IndependentEngine::staged(IoRequest &request, Direction dir, bool may_bridg
     // two does this make one call fewer. Reads never use a view, and their spans are decided
     // segment by segment: they stream too (stream_segments).
     op.regular_runs = request.regular_file_runs();
-    op.stretch_by_stretch =
-        dir == Direction::Write && !may_bridge && !io_->own_view_may_be_usable(op.regular_runs);
+    op.may_open_view = !request.metadata(); // (independent_engine.hpp)
+    op.stretch_by_stretch = dir == Direction::Write && !may_bridge &&
+                            !io_->own_view_may_be_usable(op.regular_runs, op.may_open_view);
     // Streaming pays where segments are mostly apart in the file (a run per segment); where memory
     // cuts file runs into many segments (chunks read into a larger array) the group takes them
     // directly (streaming them costs more per chunk: instructions.chunks, docs/measurements.md).
@@ -149,12 +150,12 @@ void IndependentEngine::flush_group(StagedOperation &op) {
     // Planned optimistically (unless the own handle is already known to be of no use); the
     // handle is asked for (and opened) only when the plan wants a view write.
     const bool view_may_be_usable =
-        writes && op.view_usable.value_or(io_->own_view_may_be_usable(op.regular_runs));
+        writes && op.view_usable.value_or(io_->own_view_may_be_usable(op.regular_runs, op.may_open_view));
     std::vector<GroupCall> calls = plan_group(group_, op.dir, op.may_bridge, view_may_be_usable, limits_);
     const bool wants_view = std::any_of(
         calls.begin(), calls.end(), [](const GroupCall &c) { return c.kind == GroupCall::Kind::ViewWrite; });
     if (wants_view && !op.view_usable) {
-        op.view_usable = io_->own_view_usable(op.regular_runs);
+        op.view_usable = io_->own_view_usable(op.regular_runs, op.may_open_view);
         if (!*op.view_usable)
             calls = plan_group(group_, op.dir, op.may_bridge, false, limits_);
     }

@@ -187,8 +187,8 @@ void MpiIo::write_bytes(haddr_t addr, const char *buf, std::size_t bytes) {
 // (set on the shared handle by H5Fset_mpi_atomicity) and where writes are visible without
 // MPI_File_sync (decided at open). Write sieving is disabled on it: sieving reads the holes between
 // the runs and writes them back, which loses whatever another rank writes there meanwhile.
-bool MpiIo::own_view_may_be_usable(bool regular) {
-    if (!own_settings_.allowed || own_unusable_)
+bool MpiIo::own_view_may_be_usable(bool regular, bool may_open) {
+    if (!own_settings_.allowed || own_unusable_ || (!may_open && own_ == MPI_FILE_NULL))
         return false;
     if (regular || own_settings_.any_layer)
         return true;
@@ -197,8 +197,8 @@ bool MpiIo::own_view_may_be_usable(bool regular) {
     return *irregular_views_pay_off_;
 }
 
-bool MpiIo::own_view_usable(bool regular) {
-    if (!own_view_may_be_usable(regular))
+bool MpiIo::own_view_usable(bool regular, bool may_open) {
+    if (!own_view_may_be_usable(regular, may_open))
         return false;
     int atomic = 0;
     check_mpi(MPI_File_get_atomicity(*shared_, &atomic), "MPI_File_get_atomicity");

@@ -73,13 +73,16 @@ public:
 
     // Whether the rank's own handle can take a view write of runs now (not in MPI atomic mode, and
     // only where the settings and the MPI-IO layer allow: with view_writes=auto, under Open MPI's
-    // ROMIO only `regular` runs, mpi_layer.hpp), opening it on first use. Local; false also when it cannot be
-    // opened (the caller then writes run by run).
-    bool own_view_usable(bool regular);
+    // ROMIO only `regular` runs, mpi_layer.hpp), opening it on first use when `may_open` (at most
+    // once per file open: it stays open until close_own_handle, and a failed open is not tried
+    // again). Local; false also when it cannot be opened (the caller then writes run by run).
+    // `may_open` false (the library's metadata): only a handle already open serves, as the open
+    // costs more than the few calls it would save (independent_engine.hpp).
+    bool own_view_usable(bool regular, bool may_open);
     // Local, no MPI call after the first: false when a view write of such runs is known to be of
-    // no use for this file (the settings, the layer, or a failed open), so that a plan need not
-    // consider one.
-    bool own_view_may_be_usable(bool regular);
+    // no use for this file (the settings, the layer, a failed open, or a handle not open that
+    // `may_open` forbids opening), so that a plan need not consider one.
+    bool own_view_may_be_usable(bool regular, bool may_open);
     // One MPI_File_write_at of `bytes` contiguous bytes through the view `file_type` at `disp` on
     // the rank's own handle; throws Error(Io) unless every byte moved. Local.
     void write_through_own_view(haddr_t disp, MPI_Datatype file_type, const char *data, std::size_t bytes,

@@ -219,7 +219,7 @@ void IoRequest::copy_duplicates(bool through_mpi) const {
 }
 
 IoRequest RequestBuilder::vector(uint32_t count, const haddr_t addrs[], const std::size_t sizes[],
-                                 char *const bufs[]) {
+                                 char *const bufs[], bool metadata) {
     runs_.clear();
     typed_.clear();
     runs_.reserve(count);
@@ -240,7 +240,9 @@ IoRequest RequestBuilder::vector(uint32_t count, const haddr_t addrs[], const st
         runs_.push_back(Run{addrs[i], size, bufs[i]});
     }
     sel::sort_and_merge(runs_);
-    return IoRequest::runs(runs_);
+    IoRequest request = IoRequest::runs(runs_);
+    request.metadata_ = metadata;
+    return request;
 }
 
 IoRequest RequestBuilder::selection(std::span<const sel::SelectionPiece> pieces, sel::TypeCache &cache,

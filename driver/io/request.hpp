@@ -76,6 +76,9 @@ public:
     // The file side is one range, or one piece of runs of one length at one spacing (a one-level
     // vector): a view of them is an hvector, cheap for any MPI-IO layer to flatten.
     bool regular_file_runs() const;
+    // The library's metadata (a vector write of the metadata cache): the independent engine opens
+    // no handle of its own for it (independent_engine.hpp).
+    bool metadata() const { return metadata_; }
 
     // Local. The request as MPI datatypes, built on first use (a collective transfer on the
     // independent route never needs them).
@@ -108,6 +111,8 @@ public:
     void copy_duplicates(bool through_mpi) const;
 
 private:
+    friend class RequestBuilder; // (marks vector requests of metadata)
+
     Source source_ = Source::Nothing;
     haddr_t lo_ = 0, end_ = 0;
     std::size_t bytes_ = 0;
@@ -118,6 +123,7 @@ private:
     std::span<const selection::TypedPiece> pieces_;
     const selection::CombinedFacts *facts_ = nullptr;
     bool has_duplicates_ = false;
+    bool metadata_ = false;
     bool described_ = false;
     MpiDescription mpi_;
 };
@@ -128,8 +134,9 @@ private:
 class RequestBuilder {
 public:
     // Local. A vector request: the "size 0 repeats the previous entry" convention expanded, empty
-    // entries dropped, sorted by address and merged.
-    IoRequest vector(uint32_t count, const haddr_t addrs[], const std::size_t sizes[], char *const bufs[]);
+    // entries dropped, sorted by address and merged; `metadata`: it holds the library's metadata.
+    IoRequest vector(uint32_t count, const haddr_t addrs[], const std::size_t sizes[], char *const bufs[],
+                     bool metadata = false);
     // Local. Selection pieces (the datasets of H5Dwrite_multi, or the chunks of a chunked dataset)
     // with their datatypes (cached by shape in `cache`); pieces whose file sides cannot form one
     // ascending sequence (two selections of the same bytes' range) become sorted byte runs. Throws

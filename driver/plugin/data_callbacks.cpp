@@ -103,17 +103,28 @@ void write_scalar(File *file, H5FD_mem_t type, haddr_t addr, size_t size, const 
 // I/O. Under a collective transfer every rank calls exactly once (count may be 0): the whole vector
 // is one collective transfer.
 
-void vector_io(File *file, Direction dir, uint32_t count, const haddr_t addrs[], const size_t sizes[],
-               char *const bufs[]) {
+// Local. Whether a vector holds the library's metadata: the metadata cache's flush gives each entry
+// its own type (a global heap as raw data), while the raw-data vectors (collective chunk fill,
+// filtered chunks) are H5FD_MEM_DRAW throughout. H5FD_MEM_NOLIST repeats the type before it.
+bool holds_metadata(uint32_t count, const H5FD_mem_t types[]) {
+    for (uint32_t i = 0; i < count && types[i] != H5FD_MEM_NOLIST; ++i)
+        if (types[i] != H5FD_MEM_DRAW)
+            return true;
+    return false;
+}
+
+void vector_io(File *file, Direction dir, uint32_t count, const H5FD_mem_t types[], const haddr_t addrs[],
+               const size_t sizes[], char *const bufs[]) {
     FileState &st = *file->state;
     st.io.count_vector_call();
+    const bool metadata = dir == Direction::Write && holds_metadata(count, types);
     if (collective_mode()) {
-        collective(file, dir, [&] { return st.requests.vector(count, addrs, sizes, bufs); });
+        collective(file, dir, [&] { return st.requests.vector(count, addrs, sizes, bufs, metadata); });
         return;
     }
     if (dir == Direction::Write)
         check_writable(st);
-    IoRequest request = st.requests.vector(count, addrs, sizes, bufs);
+    IoRequest request = st.requests.vector(count, addrs, sizes, bufs, metadata);
     independent(file, dir, request);
 }
 
@@ -267,22 +278,22 @@ herr_t cb_write(H5FD_t *f, H5FD_mem_t type, hid_t, haddr_t addr, size_t size, co
     return guarded("mpiio write", [&] { write_scalar(settled(f), type, addr, size, buf); }) ? 0 : -1;
 }
 
-herr_t cb_read_vector(H5FD_t *f, hid_t, uint32_t count, H5FD_mem_t[], haddr_t addrs[], size_t sizes[],
+herr_t cb_read_vector(H5FD_t *f, hid_t, uint32_t count, H5FD_mem_t types[], haddr_t addrs[], size_t sizes[],
                       void *bufs[]) {
     return guarded("mpiio read_vector",
                    [&] {
-                       vector_io(settled(f), Direction::Read, count, addrs, sizes,
+                       vector_io(settled(f), Direction::Read, count, types, addrs, sizes,
                                  reinterpret_cast<char *const *>(bufs));
                    })
                ? 0
                : -1;
 }
 
-herr_t cb_write_vector(H5FD_t *f, hid_t, uint32_t count, H5FD_mem_t[], haddr_t addrs[], size_t sizes[],
+herr_t cb_write_vector(H5FD_t *f, hid_t, uint32_t count, H5FD_mem_t types[], haddr_t addrs[], size_t sizes[],
                        const void *bufs[]) {
     return guarded("mpiio write_vector",
                    [&] {
-                       vector_io(settled(f), Direction::Write, count, addrs, sizes,
+                       vector_io(settled(f), Direction::Write, count, types, addrs, sizes,
                                  const_cast<char *const *>(reinterpret_cast<const char *const *>(bufs)));
                    })
                ? 0

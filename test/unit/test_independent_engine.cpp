@@ -201,6 +201,48 @@ TEST_F(EngineTest, AutoViewWritesOnlyWhereTheLayerSavesCalls) {
     check_file();
 }
 
+// The library's metadata (a vector write of the metadata cache) never opens the rank's own handle:
+// the same runs that raw data writes through a view go a call each while the handle is closed,
+// and through the view once raw data has opened it.
+TEST_F(EngineTest, MetadataTakesTheOwnHandleOnlyOnceRawDataOpenedIt) {
+    mpiio::MpiIo io;
+    io.bind(&fh_, mpiio::OwnHandleSettings{path_, info_, true, true}, kFileBytes); // view_writes=on
+    io.record_calls(&calls_);
+    mpiio::IndependentEngine engine;
+    engine.bind(&io, mpiio::IndependentLimits{4 * K * K, 4 * K});
+    mpiio::RequestBuilder requests;
+    std::vector<char> memory;
+    auto write = [&](std::size_t first, bool metadata, char value) {
+        const auto runs = strided_runs(memory, 16, K, 2 * K, first);
+        std::fill(memory.begin(), memory.end(), value);
+        std::vector<haddr_t> addrs;
+        std::vector<std::size_t> sizes;
+        std::vector<char *> bufs;
+        for (const mpiio::Run &r : runs) {
+            addrs.push_back(r.addr);
+            sizes.push_back(r.size);
+            bufs.push_back(r.buf);
+        }
+        calls_.clear();
+        IoRequest request = requests.vector(static_cast<uint32_t>(runs.size()), addrs.data(), sizes.data(),
+                                            bufs.data(), metadata);
+        EXPECT_EQ(request.metadata(), metadata);
+        engine.move(request, Direction::Write, false);
+        expect_written(runs, value);
+        std::string kinds;
+        for (const CallRecord &c : calls_)
+            kinds += c.kind;
+        return kinds;
+    };
+    EXPECT_EQ(write(0, true, 'm'), std::string(16, 'w')) << "metadata, no handle open";
+    EXPECT_EQ(write(100 * K, false, 'd'), "v") << "raw data opens the handle";
+    EXPECT_EQ(write(200 * K, true, 'n'), "v") << "metadata, the handle open";
+    io.record_calls(nullptr);
+    io.close_own_handle(path_);
+    MPI_File_sync(fh_);
+    check_file();
+}
+
 // A write that may neither bridge nor use a view goes stretch by stretch as the segments arrive,
 // without a plan: the same calls as the planned path (below kViewWriteMinRuns stretches, where the
 // plan takes no view either). Stretches: two file-adjacent segments with separate memory (one

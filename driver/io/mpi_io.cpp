@@ -23,11 +23,18 @@ constexpr char kNative[] = "native";
     throw Error(ErrorKind::Config, "file address out of range for MPI-IO");
 }
 
+// What a short write means: the MPI-IO layers report a write the storage cut short (pwrite's
+// count) as a success with fewer bytes, where the next write would have failed with ENOSPC,
+// EDQUOT or EFBIG.
+constexpr char kShortWriteCause[] =
+    " (the storage took no more: no space left on the device, a quota or a file "
+    "size limit reached?)";
+
 [[noreturn, gnu::cold, gnu::noinline]] void short_write(const char *call, std::size_t bytes,
                                                         MPI_Offset offset, std::size_t done) {
     throw Error(ErrorKind::Io, std::string(call) + ": write of " + std::to_string(bytes) +
                                    " bytes at offset " + std::to_string(offset) + " transferred only " +
-                                   std::to_string(done));
+                                   std::to_string(done) + kShortWriteCause);
 }
 
 // Local. Refuses addresses MPI_Offset cannot hold before any call is made (HADDR_UNDEF, all ones,
@@ -251,7 +258,7 @@ void MpiIo::write_through_own_view(haddr_t disp, MPI_Datatype file_type, const c
     if (done != bytes)
         throw Error(ErrorKind::Io, "write of " + std::to_string(bytes) + " bytes in " + std::to_string(runs) +
                                        " runs from address " + std::to_string(disp) + " transferred only " +
-                                       std::to_string(done));
+                                       std::to_string(done) + kShortWriteCause);
     stats_.bytes_written += done;
     eof_ = std::max(eof_, end);
 }

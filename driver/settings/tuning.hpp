@@ -1,10 +1,11 @@
 // The driver's tuning profile: every threshold of the data path, in one table, each with where it
 // was measured and what it stands for. The first five are the defaults of configuration keys
-// (which override them per file; two of them per storage class); the others are constants. Each was measured on the project's
-// machines (2-core AMD EPYC and 16-core Intel Xeon, tmpfs, Open MPI 4.1 OMPIO and ROMIO, MPICH
-// 4.0; docs/measurements.md) and stands for a property of the MPI-IO layers or the cost of a call,
-// not of one CPU: none decides anything by the processor it runs on. Storage where a call costs a
-// network round trip has values of its own (docs/decisions.md D17, docs/architecture.md).
+// (which override them per file; two of them per storage class, settings/storage.hpp); the others
+// are constants. Each was measured on the project's machines (2-core AMD EPYC and 16-core Intel
+// Xeon, tmpfs, Open MPI 4.1 OMPIO and ROMIO, MPICH 4.0; docs/measurements.md), the shared-storage
+// values on the GlusterFS testbed of scripts/dfs.sh (docs/architecture.md, "Storage classes"), and
+// each stands for a property of the MPI-IO layers or the cost of a call, not of one CPU: none
+// decides anything by the processor it runs on.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +24,9 @@ inline constexpr std::size_t kSieveGap = 4096;
 // collective I/O pays (interleaved reads 2-9x faster rank by rank up to 4 ranks on every layer).
 inline constexpr unsigned kReadOverlapLimit = 4;
 // The same two on shared storage (settings/storage.hpp: network, parallel and FUSE file systems),
-// where a call costs a round trip to a server. SHARED_MEASUREMENT
+// where a call costs a round trip to a server: on the GlusterFS testbed a call is worth 35-140 KB on
+// every layer (bench/call_cost, 1 and 4 ranks over two clients); 64 KiB lies inside. Overlapping
+// reads rank by rank were not measured there: the local value stands.
 inline constexpr std::size_t kSieveGapShared = std::size_t{64} << 10;
 inline constexpr unsigned kReadOverlapLimitShared = 4;
 

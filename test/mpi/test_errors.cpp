@@ -141,26 +141,14 @@ private:
 // later test of the program) is expensive: each test runs under a watchdog that ends the process
 // (and so the whole MPI job) with a message naming the test.
 constexpr unsigned kWatchdogSeconds = 30;
-char g_watchdog_message[512];
-
-extern "C" void watchdog_fired(int) {
-    const ssize_t ignored = write(2, g_watchdog_message, std::strlen(g_watchdog_message));
-    (void)ignored;
-    _exit(124);
-}
 
 class Errors : public testing::Test {
 protected:
     void SetUp() override {
         H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-        const auto *info = testing::UnitTest::GetInstance()->current_test_info();
-        std::snprintf(g_watchdog_message, sizeof g_watchdog_message,
-                      "\n[rank %d] WATCHDOG: %s.%s still running after %u s: a rank hangs in an error path\n",
-                      world_rank(), info->test_suite_name(), info->name(), kWatchdogSeconds);
-        std::signal(SIGALRM, watchdog_fired);
-        alarm(kWatchdogSeconds);
+        arm_watchdog(kWatchdogSeconds);
     }
-    void TearDown() override { alarm(0); }
+    void TearDown() override { disarm_watchdog(); }
 };
 
 TEST_F(Errors, UnknownConfigKeyIsNamed) {

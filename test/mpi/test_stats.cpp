@@ -328,6 +328,22 @@ template <class Body> std::string capture_stderr(Body &&body) {
     return text;
 }
 
+TEST(Stats, SummaryNamesTheStorageClassTheConfigurationChose) {
+    const std::string path = test_dir() + "/forced.h5";
+    FaplOptions opt;
+    opt.config = "stats=summary;storage=shared;read_overlap_limit=2";
+    Hid fapl = make_fapl(Driver::Mpiio, opt);
+    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    ASSERT_TRUE(all_ranks(file.valid()));
+    herr_t closed = -1;
+    const std::string text = capture_stderr([&] { closed = H5Fclose(file.release()); });
+    EXPECT_GE(closed, 0);
+    if (world_rank() == 0) {
+        EXPECT_NE(text.find("storage: shared (storage=shared; file system: "), std::string::npos) << text;
+        EXPECT_NE(text.find("sieve_gap=64K read_overlap_limit=2"), std::string::npos) << text;
+    }
+}
+
 TEST(Stats, SummaryIsPrintedOnceByRankZeroAtClose) {
     const std::string path = test_dir() + "/summary.h5";
     FaplOptions opt;
@@ -350,6 +366,20 @@ TEST(Stats, SummaryIsPrintedOnceByRankZeroAtClose) {
         EXPECT_NE(text.find("(" + std::to_string(world_size()) + " ranks"), std::string::npos) << text;
         // exactly one summary
         EXPECT_EQ(text.find("mpiio stats:"), text.rfind("mpiio stats:")) << text;
+        // the storage class in effect, from the file system the test directory is on (tmpfs here,
+        // GlusterFS through FUSE in CI's dfs stage)
+        const char *dfs = std::getenv("MPIIO_DFS_DIR");
+        const char *base = std::getenv("MPIIO_TEST_DIR");
+        if (dfs != nullptr && base != nullptr && std::string(base) == dfs)
+            EXPECT_NE(text.find("storage: shared (from the file system; file system: fuse): sieve_gap=64K"),
+                      std::string::npos)
+                << text;
+        else if (base == nullptr)
+            EXPECT_NE(text.find("storage: local (from the file system; file system: tmpfs): sieve_gap=4K"),
+                      std::string::npos)
+                << text;
+        else
+            EXPECT_NE(text.find("storage: "), std::string::npos) << text;
     } else {
         EXPECT_EQ(text.find("mpiio stats"), std::string::npos) << "only rank 0 prints: " << text;
     }

@@ -14,6 +14,9 @@ extra=()
 while (($#)) && [ "$1" != -- ]; do extra+=("$1"); shift; done
 shift
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# On the distributed file system (scripts/dfs.sh) the hosts pick the clients (multihost.sh: host b
+# the second): the one-host rank wrapper of the dfs stage stays out of the launcher.
+unset OMPI_MCA_orte_fork_agent
 base=${MPIIO_TEST_DIR:-/dev/shm}
 shared=$base/mpiio-tests/$name
 args=()

@@ -20,26 +20,19 @@ namespace {
 
 // A hang is a failure: end the job with a message instead of waiting for ctest's timeout.
 constexpr unsigned kWatchdogSeconds = 60;
-extern "C" void watchdog_fired(int) {
-    const char msg[] = "\nWATCHDOG: a rank hangs after one host's ranks failed\n";
-    const ssize_t ignored = write(2, msg, sizeof msg - 1);
-    (void)ignored;
-    _exit(124);
-}
 
 class HostFailure : public testing::Test {
 protected:
     void SetUp() override {
         H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-        std::signal(SIGALRM, watchdog_fired);
-        alarm(kWatchdogSeconds);
+        arm_watchdog(kWatchdogSeconds);
         dir_ = test_dir();
         sees_dir_ = std::filesystem::exists(dir_);
         int seeing = sees_dir_ ? 1 : 0;
         MPI_Allreduce(MPI_IN_PLACE, &seeing, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         seeing_ranks_ = seeing;
     }
-    void TearDown() override { alarm(0); }
+    void TearDown() override { disarm_watchdog(); }
 
     // The precondition of every test here: some ranks reach the directory, some do not.
     void require_split() {

@@ -28,25 +28,13 @@ namespace {
 using namespace mpiio_test;
 
 constexpr unsigned kWatchdogSeconds = 240;
-char g_watchdog_message[512];
-
-extern "C" void watchdog_fired(int) {
-    const ssize_t ignored = write(2, g_watchdog_message, std::strlen(g_watchdog_message));
-    (void)ignored;
-    _exit(124);
-}
 
 class Scale : public testing::Test {
 protected:
     void SetUp() override {
-        const auto *info = testing::UnitTest::GetInstance()->current_test_info();
-        std::snprintf(g_watchdog_message, sizeof g_watchdog_message,
-                      "\n[rank %d] WATCHDOG: %s.%s on %d ranks still running after %u s: a hang\n",
-                      world_rank(), info->test_suite_name(), info->name(), world_size(), kWatchdogSeconds);
-        std::signal(SIGALRM, watchdog_fired);
-        alarm(kWatchdogSeconds);
+        arm_watchdog(kWatchdogSeconds);
     }
-    void TearDown() override { alarm(0); }
+    void TearDown() override { disarm_watchdog(); }
 };
 
 int value(hsize_t i) { return static_cast<int>(i * 2654435761u % 1000003u) - 500000; }

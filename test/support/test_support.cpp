@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <unistd.h>
 
 namespace mpiio_test {
 
@@ -28,6 +31,26 @@ bool all_ranks(bool ok, MPI_Comm comm) {
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
     return all == 1;
 }
+
+namespace {
+char g_watchdog_message[512];
+extern "C" void watchdog_fired(int) {
+    const ssize_t ignored = write(2, g_watchdog_message, std::strlen(g_watchdog_message));
+    (void)ignored;
+    _exit(124);
+}
+} // namespace
+
+void arm_watchdog(unsigned seconds) {
+    const auto *info = testing::UnitTest::GetInstance()->current_test_info();
+    std::snprintf(g_watchdog_message, sizeof g_watchdog_message,
+                  "\n[rank %d] WATCHDOG: %s.%s on %d ranks still running after %u s: a hang\n", world_rank(),
+                  info ? info->test_suite_name() : "?", info ? info->name() : "?", world_size(), seconds);
+    std::signal(SIGALRM, watchdog_fired);
+    alarm(seconds);
+}
+
+void disarm_watchdog() { alarm(0); }
 
 std::string test_dir() {
     const auto *info = testing::UnitTest::GetInstance()->current_test_info();

@@ -77,6 +77,12 @@ std::string compare_files(const std::string &a, const std::string &b);
 // Local. The raw bytes of one dataset, read by this rank through the sec2 driver.
 std::vector<unsigned char> read_dataset_sec2(const std::string &file, const std::string &dataset);
 
+// Local. A hang becomes a failure: after `seconds` the process ends (exit 124, and with it the MPI
+// job) printing which test on how many ranks was still running. disarm_watchdog() stops it; each
+// test arms it in SetUp and disarms it in TearDown.
+void arm_watchdog(unsigned seconds);
+void disarm_watchdog();
+
 // Collects the messages on HDF5's default error stack (to check that the driver named the
 // problem). Local.
 std::string error_stack_text();

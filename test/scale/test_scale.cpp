@@ -31,9 +31,7 @@ constexpr unsigned kWatchdogSeconds = 240;
 
 class Scale : public testing::Test {
 protected:
-    void SetUp() override {
-        arm_watchdog(kWatchdogSeconds);
-    }
+    void SetUp() override { arm_watchdog(kWatchdogSeconds); }
     void TearDown() override { disarm_watchdog(); }
 };
 

@@ -130,8 +130,7 @@ ci_mpich_1146() { run_config bookworm-mpich 1.14.6 -L "$DATA_SUITES" -E '[.]np[1
 # The route of collective transfers forced both ways (docs/decisions.md D12): every MPI-launched
 # suite but the error tests (mpi, chunkio, selection_io...), 2 and 4 ranks (1 rank has no other
 # rank's extent to route around; 3 adds nothing 2 and 4 do not to a forced route) under OMPIO and
-# ROMIO, with
-# every file's configuration ending in collective_route=collective, then =independent
+# ROMIO, with every file's configuration ending in collective_route=collective, then =independent
 # (MPIIO_TEST_CONFIG, test/support). Tests that check the route auto takes skip that check when
 # the environment forces one.
 ci_forced_routes() {

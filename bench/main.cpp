@@ -17,6 +17,7 @@
 #include "kernel.hpp"
 #include "options.hpp"
 #include "report.hpp"
+#include "server_ops.hpp"
 #include "subfiling.hpp"
 
 #include <unistd.h>
@@ -215,19 +216,32 @@ void finish_file_check(FileCheck &fc) {
 struct Refusals {
     std::string write, read;
 };
+// With `ops`, the servers' operations of each phase are counted into ops->write and ops->read,
+// outside the timed phases.
+struct PhaseOps {
+    const ServerOpsCounter &counter;
+    ServerOps &write, &read;
+};
 Refusals write_then_read(CaseRun &run, Driver d, const std::string &path, PhaseTimes &w, PhaseTimes &r,
                          Probe *wprobe = nullptr, Probe *rprobe = nullptr, DriverStats *stats = nullptr,
-                         bool skip_read = false) {
+                         bool skip_read = false, const PhaseOps *ops = nullptr) {
     Refusals out;
+    auto counted = [&](bool write, auto &&phase) {
+        if (ops != nullptr)
+            ops->counter.start();
+        phase();
+        if (ops != nullptr)
+            (write ? ops->write : ops->read) = ops->counter.stop();
+    };
     if (d == Driver::Raw) {
-        w = run.raw.write(path, run.wbuf);
-        r = run.raw.read(path, run.rbuf);
+        counted(true, [&] { w = run.raw.write(path, run.wbuf); });
+        counted(false, [&] { r = run.raw.read(path, run.rbuf); });
         return out;
     }
-    w = run.h5.write(d, path, run.wbuf, wprobe, stats);
+    counted(true, [&] { w = run.h5.write(d, path, run.wbuf, wprobe, stats); });
     out.write = run.h5.refusal();
     if (!skip_read && out.write.empty()) {
-        r = run.h5.read(d, path, run.rbuf, rprobe, stats);
+        counted(false, [&] { r = run.h5.read(d, path, run.rbuf, rprobe, stats); });
         out.read = run.h5.refusal();
     }
     return out;
@@ -254,10 +268,12 @@ std::string run_driver(CaseRun &run, CaseResult &res, Driver d, int round, bool 
     set_context(run.c.id + " " + name + " " + round_name(run.opt, round), repro);
     poison(run.rbuf);
     PhaseTimes w, r;
-    const bool probe = round == 0; // how HDF5 did the I/O, asked once
+    const bool probe = round == 0; // how HDF5 did the I/O, and the servers' operations: asked once
+    const ServerOpsCounter counter(check_files ? run.opt.server_ops : "");
+    const PhaseOps ops{counter, dr.wops, dr.rops};
     const Refusals refused =
         write_then_read(run, d, path, w, r, probe ? &dr.wprobe : nullptr, probe ? &dr.rprobe : nullptr,
-                        &dr.stats, !dr.refused_read.empty());
+                        &dr.stats, !dr.refused_read.empty(), probe && counter.enabled() ? &ops : nullptr);
     dr.refused_write = dr.refused_write.empty() ? refused.write : dr.refused_write;
     dr.refused_read = dr.refused_read.empty() ? refused.read : dr.refused_read;
     const bool wrote = dr.refused_write.empty(), read = wrote && dr.refused_read.empty();

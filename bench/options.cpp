@@ -41,6 +41,10 @@ const char *const kUsage =
     "                    (default ./bench-results)\n"
     "  --plugin-config S config string for the mpiio driver (default: none)\n"
     "  --label TEXT      free text recorded in the results (machine, load, ...)\n"
+    "  --server-ops CMD  count the storage servers' operations in each driver's first write and\n"
+    "                    read of a case: rank 0 runs 'CMD profile-start' before and 'CMD\n"
+    "                    profile-counts' (\"<operation> <count>\" lines) after the phase, outside\n"
+    "                    the timing (scripts/dfs.sh gives such a command: MPIIO_DFS_CTL)\n"
     "  --stop-on-failure stop at the first verification failure (default: finish the matrix,\n"
     "                    exit non-zero)\n"
     "  --thread-multiple initialise MPI with MPI_THREAD_MULTIPLE, as a run with subfiling does\n"
@@ -63,6 +67,7 @@ const option kLongOpts[] = {{"patterns", required_argument, nullptr, 'p'},
                             {"out", required_argument, nullptr, 'o'},
                             {"plugin-config", required_argument, nullptr, 'c'},
                             {"label", required_argument, nullptr, 'l'},
+                            {"server-ops", required_argument, nullptr, 'O'},
                             {"stop-on-failure", no_argument, nullptr, 'S'},
                             {"thread-multiple", no_argument, nullptr, 'T'},
                             {"list", no_argument, nullptr, 'L'},
@@ -115,8 +120,12 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
         const char *v = optarg;
         if (c == 'p' || c == 'm')
             (c == 'p' ? patterns : modes) = v;
-        else if (c == 'D' || c == 'o' || c == 'c' || c == 'l')
-            (c == 'D' ? opt.dir : c == 'o' ? opt.out : c == 'c' ? opt.plugin_config : opt.label) = v;
+        else if (c == 'D' || c == 'o' || c == 'c' || c == 'l' || c == 'O')
+            (c == 'D'   ? opt.dir
+             : c == 'o' ? opt.out
+             : c == 'c' ? opt.plugin_config
+             : c == 'l' ? opt.label
+                        : opt.server_ops) = v;
         else if (c == 'S')
             opt.stop_on_failure = true;
         else if (c == 'T')

@@ -34,6 +34,7 @@ struct Options {
     std::string out = "bench-results"; // CSV/JSON/SVG/table
     std::string plugin_config;         // config string for the mpiio driver ("" = defaults)
     std::string label;                 // free text for the chart title / JSON
+    std::string server_ops;            // command counting the servers' operations (server_ops.hpp)
     bool stop_on_failure = false;
     bool thread_multiple = false; // MPI_THREAD_MULTIPLE without subfiling (--thread-multiple)
 };

@@ -243,13 +243,15 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
         rerun_text(info).c_str(), info.load_start.c_str(), info.load_end.c_str(), info.started.c_str(),
         info.host.c_str(), info.total_s, thread_text(info), info.label.empty() ? "" : " ",
         info.label.c_str());
-    const bool sf = any_subfiling(results); // its two columns follow read mpiio/mpio
+    const bool sf = any_subfiling(results);       // its two columns follow read mpiio/mpio
+    const bool ops = server_ops_counted(results); // its two columns follow the parity
     std::fprintf(
         f,
         "| case | MiB | steps | mpio s (w/r) | write mpio | write mpiio | **write mpiio/mpio** | read "
         "mpio | read mpiio | **read mpiio/mpio** |%s mpiio/raw (w/r) | A/A mpio2/mpio (w / r) | "
-        "parity (w / r) | check |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|%s--:|--:|---|---|\n",
-        sf ? " subfiling (w / r) | **mpiio/subfiling** (w / r) |" : "", sf ? "--:|--:|" : "");
+        "parity (w / r) |%s check |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|%s--:|--:|---|%s---|\n",
+        sf ? " subfiling (w / r) | **mpiio/subfiling** (w / r) |" : "",
+        ops ? " server ops mpiio/mpio | server ops A/A |" : "", sf ? "--:|--:|" : "", ops ? "--:|--:|" : "");
     for (const CaseResult &c : results) {
         const DriverResult &mpio = c.drv[0], &mpiio = c.drv[1];
         auto med = [](const DriverResult &r, char p) { return r.ran ? bw(phase_of(r, p).median_bw) : "-"; };
@@ -265,8 +267,11 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
                                           : " " + sub_bw('w') + " / " + sub_bw('r') + " | " +
                                                 subfiling_ratio(c, 'w') + " / " + subfiling_ratio(c, 'r') +
                                                 " |";
+        const std::string ops_cells = !ops ? ""
+                                           : " " + server_ops_ratio(c, Driver::Mpiio, Driver::Mpio) + " | " +
+                                                 server_ops_ratio(c, Driver::Mpio2, Driver::Mpio) + " |";
         std::fprintf(
-            f, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |%s %s / %s | %s / %s | %s / %s | %s |\n",
+            f, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |%s %s / %s | %s / %s | %s / %s |%s %s |\n",
             c.id.c_str(), bw(c.bytes / kMiB).c_str(), c.timesteps,
             mpio.ran ? (fmt("%.2f", mpio.w.median_s) + " / " + fmt("%.2f", mpio.r.median_s)).c_str() : "-",
             med(mpio, 'w').c_str(), med(mpiio, 'w').c_str(), bold('w').c_str(), med(mpio, 'r').c_str(),
@@ -275,9 +280,13 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
             ratio_str(c.ratio(Driver::Mpiio, Driver::Raw, 'r').median).c_str(),
             spread_str(c.ratio(Driver::Mpio2, Driver::Mpio, 'w')).c_str(),
             spread_str(c.ratio(Driver::Mpio2, Driver::Mpio, 'r')).c_str(), verdict_cell(c, 'w').c_str(),
-            verdict_cell(c, 'r').c_str(), case_status(c).c_str());
+            verdict_cell(c, 'r').c_str(), ops_cells.c_str(), case_status(c).c_str());
     }
     std::fprintf(f, "\n%s\n", parity_summary(info, results).c_str());
+    if (ops)
+        std::fprintf(
+            f, "\nServer ops: the storage servers' operations, both phases, of the plugin over the built-in "
+               "driver's (< 1: lighter on the servers); server-ops.md has the counts.\n");
     if (sf)
         std::fprintf(f, "\n%s", subfiling_notes(info, results, "- ").c_str());
 }
@@ -681,6 +690,10 @@ void print_table(FILE *out, const RunInfo &info, const std::vector<CaseResult> &
     std::fprintf(out, "\n%s\n", parity_summary(info, results).c_str());
     if (sf)
         std::fprintf(out, "%s", subfiling_notes(info, results, "").c_str());
+    if (server_ops_counted(results)) {
+        std::fprintf(out, "\n");
+        write_server_ops_markdown(out, results);
+    }
     print_checks(out, results);
     int failed = 0;
     for (const CaseResult &c : results)
@@ -694,15 +707,22 @@ void print_table(FILE *out, const RunInfo &info, const std::vector<CaseResult> &
 
 void write_outputs(const std::string &dir, const RunInfo &info, const std::vector<CaseResult> &results) {
     const std::pair<const char *, void (*)(FILE *, const RunInfo &, const std::vector<CaseResult> &)>
-        files[] = {{"results.csv", [](FILE *f, const RunInfo &,
-                                      const std::vector<CaseResult> &r) { write_results_csv(f, r); }},
-                   {"runs.csv",
-                    [](FILE *f, const RunInfo &, const std::vector<CaseResult> &r) { write_runs_csv(f, r); }},
-                   {"results.json", write_results_json},
-                   {"table.txt", print_table},
-                   {"table.md", write_markdown_table},
-                   {"chart.svg", write_chart}};
+        files[] = {
+            {"results.csv",
+             [](FILE *f, const RunInfo &, const std::vector<CaseResult> &r) { write_results_csv(f, r); }},
+            {"runs.csv",
+             [](FILE *f, const RunInfo &, const std::vector<CaseResult> &r) { write_runs_csv(f, r); }},
+            {"results.json", write_results_json},
+            {"table.txt", print_table},
+            {"table.md", write_markdown_table},
+            {"chart.svg", write_chart},
+            {"server-ops.md", [](FILE *f, const RunInfo &,
+                                 const std::vector<CaseResult> &r) { write_server_ops_markdown(f, r); }},
+            {"server-ops.csv",
+             [](FILE *f, const RunInfo &, const std::vector<CaseResult> &r) { write_server_ops_csv(f, r); }}};
     for (const auto &[name, write] : files) {
+        if (std::string(name).rfind("server-ops", 0) == 0 && !server_ops_counted(results))
+            continue;
         const std::string path = dir + "/" + name;
         FILE *f = std::fopen(path.c_str(), "w");
         if (f == nullptr) {

@@ -5,6 +5,7 @@
 
 #include "common.hpp"
 #include "kernel.hpp"
+#include "server_ops.hpp"
 #include "stats.hpp"
 
 #include <array>
@@ -27,6 +28,7 @@ struct DriverResult {
     Summary w, r;
     Probe wprobe, rprobe;
     DriverStats stats;
+    ServerOps wops, rops;              // the servers' operations in the first round's phases (--server-ops)
     std::vector<std::string> failures; // read-back verification failures
     // Why the driver refused the phase (refusal.hpp), "" when it ran: the case is not supported
     // by it in that direction (no read follows a refused write).
@@ -85,6 +87,12 @@ struct CaseResult {
 // Rank 0. table.txt (also on stdout), table.md, results.csv, runs.csv, results.json, chart.svg.
 void print_table(FILE *out, const RunInfo &info, const std::vector<CaseResult> &results);
 void write_outputs(const std::string &dir, const RunInfo &info, const std::vector<CaseResult> &results);
+// The servers' operations (--server-ops; report_server_ops.cpp), rank 0: whether any were
+// counted; a's over b's, both phases ("-" when not counted); server-ops.md and server-ops.csv.
+bool server_ops_counted(const std::vector<CaseResult> &results);
+std::string server_ops_ratio(const CaseResult &c, Driver a, Driver b);
+void write_server_ops_markdown(FILE *f, const std::vector<CaseResult> &results);
+void write_server_ops_csv(FILE *f, const std::vector<CaseResult> &results);
 // "0.95 (0.88-1.02)": median and range of ratios; "-" when not measured.
 std::string spread_str(const Spread &s);
 

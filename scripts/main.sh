@@ -77,7 +77,17 @@
 #                     ch4 progress engine busy-polls without yielding: oversubscribed ranks spend
 #                     their time slices spinning and every collective costs several scheduler
 #                     slices (10-30x Open MPI's time with mpi_yield_when_idle, measured here).
-#   --dir DIR         where the data files go (default /dev/shm)
+#   --dir DIR         where the data files go (default /dev/shm; with --storage dfs the testbed's
+#                     shared path)
+#   --storage S       tmpfs (default) | dfs: the run goes inside scripts/dfs.sh (GlusterFS, 3 servers,
+#                     2 client mounts; installed and torn down by it) and only the matrix runs
+#                     (--no-overhead --no-h5perf), with the servers' operations counted per driver
+#                     and phase (h5bench_vfd --server-ops: server-ops.md) and, unless given, --size
+#                     small --min-phase 1 (a call costs a network round trip there: each phase long
+#                     enough that open and close do not dominate). Ranks go to both clients (odd
+#                     ranks on client 2) unless --clients 1. Published to
+#                     docs/bench/dfs-<N>client(s)/<layer>/ with a summary.md of their own.
+#   --clients N       with --storage dfs: 2 (default) or 1 client mounts for the ranks
 #   --label TEXT      note recorded with the results (e.g. "machine busy")
 #   --no-matrix       skip h5bench_vfd
 #   --no-overhead     skip the per-operation overhead
@@ -101,7 +111,7 @@ cd "$ROOT"
 
 ARGS=("$@") STACK="" STACK_SUITE=bookworm STACK_LAYERS=""
 LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 min_phase_given=0 LABEL="" PUBLISH=no SETUP=1 TIMEOUT=3600
-SUBFILING=0
+SUBFILING=0 STORAGE=tmpfs CLIENTS=2 dir_given=0 overhead_given=0 h5perf_given=0
 MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
 BENCH_ARGS=()
 shaped=0 size_given=0 timeout_given=0
@@ -128,12 +138,20 @@ while (($#)); do
     --stack) need "$@"; STACK=$2; shift 2 ;;
     --ranks) need "$@"; RANKS=$2; shaped=1; shift 2 ;;
     --mpich-ranks) need "$@"; MPICH_RANKS=$2; shaped=1; shift 2 ;;
-    --dir) need "$@"; DIR=$2; shift 2 ;;
+    --dir) need "$@"; DIR=$2; dir_given=1; shift 2 ;;
+    --storage)
+      need "$@"
+      case "$2" in tmpfs|dfs) STORAGE=$2 ;; *) echo "main.sh: --storage must be tmpfs or dfs" >&2; exit 2 ;; esac
+      shift 2 ;;
+    --clients)
+      need "$@"
+      case "$2" in 1|2) CLIENTS=$2 ;; *) echo "main.sh: --clients must be 1 or 2" >&2; exit 2 ;; esac
+      shaped=1; shift 2 ;;
     --label) need "$@"; LABEL=$2; shift 2 ;;
     --no-matrix) MATRIX=0; shaped=1; shift ;;
-    --no-overhead) OVERHEAD=0; shaped=1; shift ;;
+    --no-overhead) OVERHEAD=0; overhead_given=1; shaped=1; shift ;;
     --overhead-ops) need "$@"; OVERHEAD_OPS=$2; shaped=1; shift 2 ;;
-    --no-h5perf) H5PERF=0; shaped=1; shift ;;
+    --no-h5perf) H5PERF=0; h5perf_given=1; shaped=1; shift ;;
     --h5perf-only) MATRIX=0; OVERHEAD=0; shaped=1; shift ;;
     --h5perf-configs) need "$@"; H5PERF_CONFIGS=$2; shaped=1; shift 2 ;;
     --h5perf-launches) need "$@"; H5PERF_LAUNCHES=$2; shaped=1; shift 2 ;;
@@ -153,6 +171,20 @@ if ((TARGETS)); then
   ((min_phase_given)) || MIN_PHASE=0 # the large size is long enough
   [ -n "$LAYERS" ] || LAYERS=ompio
   [ -n "$H5PERF_CONFIGS" ] || H5PERF_CONFIGS=contig-coll,chunked-coll
+fi
+if [ "$STORAGE" = dfs ]; then
+  ((dir_given)) && { echo "main.sh: --dir and --storage dfs exclude each other" >&2; exit 2; }
+  [ -z "$STACK" ] || { echo "main.sh: --storage dfs runs on this host's stacks only" >&2; exit 2; }
+  if [ -z "${MPIIO_DFS_CTL:-}" ]; then # not inside the testbed yet: set it up around this script
+    exec bash scripts/dfs.sh --timeout 86400 -- bash scripts/main.sh "${ARGS[@]}"
+  fi
+  DIR=$MPIIO_DFS_DIR
+  BENCH_ARGS+=(--server-ops "$MPIIO_DFS_CTL")
+  ((size_given)) || SIZE=small
+  ((min_phase_given)) || MIN_PHASE=1
+  ((overhead_given)) || OVERHEAD=0
+  ((h5perf_given)) || H5PERF=0
+  [ -n "$LABEL" ] || LABEL="GlusterFS testbed (disperse 2+1 over 3 servers, client caches off), ranks on $CLIENTS client$( ((CLIENTS == 1)) || echo s)"
 fi
 if ((SUBFILING)); then
   ((timeout_given)) || TIMEOUT=14400 # a launch with subfiling is long, not hung
@@ -199,6 +231,9 @@ fi
 # subfiling takes hours at the main tables' size, so such runs are shaped smaller and must not
 # replace them.
 ((SUBFILING)) && PUBLISH_DIR="$PUBLISH_DIR/subfiling"
+# Runs on the distributed file system publish apart too (docs/bench/dfs-<N>client(s)/<layer>/):
+# other storage, other sizes.
+[ "$STORAGE" = dfs ] && PUBLISH_DIR="$PUBLISH_DIR/dfs-${CLIENTS}client$( ((CLIENTS == 1)) || echo s)"
 mkdir -p "$OUT"
 T0=$SECONDS
 log "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) ($CORES cores); outputs in $OUT"
@@ -275,14 +310,19 @@ build_mpich() {
 # variables to every rank.
 launcher() {
   local layer=$1; shift
+  [ "$STORAGE" = dfs ] && set -- "$@" MPIIO_DFS_CLIENTS="$CLIENTS"
   if [ "$layer" = mpich ]; then
     LAUNCH=(mpirun.mpich -n "$MPICH_RANKS")
     for kv in "$@"; do LAUNCH+=(-genv "${kv%%=*}" "${kv#*=}"); done
+    # On the testbed every rank starts through its agent, which puts odd ranks on client 2.
+    [ "$STORAGE" = dfs ] && LAUNCH+=("$MPIIO_DFS_AGENT")
   else
     LAUNCH=(mpirun -n "$RANKS" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
             --mca io "$(io_component "$layer")")
+    [ "$STORAGE" = dfs ] && LAUNCH+=(--mca orte_fork_agent "$MPIIO_DFS_AGENT")
     for kv in "$@"; do LAUNCH+=(-x "$kv"); done
   fi
+  return 0
 }
 
 # io_component <ompio|romio>: the Open MPI io component, as the Open MPI build found it
@@ -433,7 +473,7 @@ replace_part() {
 publish_layer() {
   local src="$OUT/$1" dst="$PUBLISH_DIR/$1"
   mkdir -p "$dst"
-  replace_part "$src" "$dst" results.csv table.md table.txt results.json runs.csv chart.svg
+  replace_part "$src" "$dst" results.csv table.md table.txt results.json runs.csv chart.svg server-ops.md server-ops.csv
   replace_part "$src/overhead" "$dst" overhead.csv overhead.md overhead-parity.csv
   replace_part "$src/h5perf" "$dst" h5perf.csv h5perf.md h5perf-parity.csv
   log "published $1 to ${dst#"$ROOT"/}/"
@@ -471,7 +511,7 @@ done
 if [ "$PUBLISH" = yes ] && ((${#ran[@]})); then
   publish_index
   bash scripts/bench_summary.sh "$ROOT/docs/bench" >"$ROOT/docs/bench/summary.md"
-  ((SUBFILING)) && bash scripts/bench_summary.sh "$PUBLISH_DIR" >"$PUBLISH_DIR/summary.md"
+  [ "$PUBLISH_DIR" = "$ROOT/docs/bench" ] || bash scripts/bench_summary.sh "$PUBLISH_DIR" >"$PUBLISH_DIR/summary.md"
   embed_readme
   log "docs/bench/README.md index and README.md's marked tables refreshed"
 elif ((${#ran[@]})); then

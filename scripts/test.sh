@@ -67,12 +67,13 @@ run_config() {
 # dataset_io's LargeInterleaved (250 s for one case), view_writes' concurrent interleaved
 # independent writes (more than 150 s) and view_writes as a whole (more than 300 s without that
 # case: it is made of such writes), the random selections (74 and 157 s: the selection code they
-# test does not depend on the storage), routes beyond `auto` on a contiguous dataset (15-20 s each;
-# forced-routes covers the forced ones on tmpfs), the multi-chunk mode's 35 s, and caller_buffer
+# test does not depend on the storage), the route policies' table of cases (15-20 s each with MPI
+# collective I/O, which `auto` takes on shared storage too; forced-routes runs the table on tmpfs, and
+# the dfs suite checks every route across the clients), the multi-chunk mode's 35 s, and caller_buffer
 # (93 s: what MPI receives as buffers does not depend on the storage). The data-path suites run on
 # 2 ranks (one per client), the dfs suite on 2 and 4.
 DFS_SLOW_CASES='Knobs/LargeInterleaved.*:BothModes/RandomSelections.*:TinyStaging/Routes.*'
-DFS_SLOW_CASES+=':Policies/Routes.*/collective*:Policies/Routes.*/independent*:Policies/Routes.*/autoChunked'
+DFS_SLOW_CASES+=':Policies/Routes.*/collective*:Policies/Routes.*/independent*:Policies/Routes.*/auto*'
 DFS_SLOW_CASES+=':ChunkModes.ExplicitMultiThroughDxpl'
 DFS_SLOW_TESTS='caller_buffer|view_writes'
 # --on-dfs (inside scripts/dfs.sh): the MPI suites' files on the distributed file system, the ranks

@@ -26,6 +26,7 @@ const MpiDescription kNothing{};
 struct CollectiveEngine::Route {
     route::Decision decision;
     bool individual = false;
+    bool gapless = false; // route::gapless() of every rank's extent
 };
 
 // Local. The datatype of route::ExtentSummary and its non-commutative reduction (MPI applies it in
@@ -69,6 +70,7 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
     summary = all;
     if (summary.failed_rank != INT64_MAX)
         raise_agreed_failure(ctx_.comm, static_cast<int>(summary.failed_rank), local_error);
+    r.gapless = route::gapless(summary);
     if (auto d = route::decide_from_summary(summary, ctx_.route, r.individual, limit, need_disjoint)) {
         r.decision = *d;
         return r;
@@ -101,7 +103,7 @@ void CollectiveEngine::transfer(IoRequest &mine, Direction dir, std::optional<Er
     const Route r = exchange(mine, dir, std::move(local_error));
     if (!r.decision.independent) {
         ctx_.io->count_route(false);
-        mpi_route(mine, dir, r.decision.all_contiguous, r.individual);
+        mpi_route(mine, dir, r.decision.all_contiguous, r.individual, r.gapless);
         return;
     }
     ctx_.io->count_route(true);
@@ -130,7 +132,8 @@ void CollectiveEngine::broadcast_read(IoRequest &mine, std::optional<Error> loca
 
 // Collective. MPI collective I/O of every rank's request; a rank whose part failed joins every
 // call with nothing and throws at the end.
-void CollectiveEngine::mpi_route(IoRequest &mine, Direction dir, bool all_contiguous, bool individual) {
+void CollectiveEngine::mpi_route(IoRequest &mine, Direction dir, bool all_contiguous, bool individual,
+                                 bool gapless) {
     MpiIo &io = *ctx_.io;
     const MpiDescription *d = &kNothing;
     std::optional<Error> local = capture([&] { d = &mine.mpi(); });
@@ -140,7 +143,7 @@ void CollectiveEngine::mpi_route(IoRequest &mine, Direction dir, bool all_contig
         if (!local)
             local = std::move(e);
     };
-    if (dir == Direction::Write)
+    if (dir == Direction::Write && !gapless) // (no hole: nothing the layer could read back)
         keep_first(extend_to_eoa());
     const bool view = !all_contiguous;
     if (view)
@@ -195,12 +198,14 @@ void CollectiveEngine::independent_route(IoRequest &mine, Direction dir, bool di
     }
 }
 
-// Collective. Before an MPI collective write: extends the file to the EOA when the EOA lies past
-// the size every rank knows, so that the MPI-IO layer's read-modify-write of holes reads zeros
-// (and not whatever its uninitialised collective buffer held) and never copies process memory
-// into the file. Needs no communication to decide: EOA and known_size are the same on every
-// rank. Without an agreement of its own: the transfer that follows is collective too, and a rank
-// that failed here fails it. Returns this rank's error instead of throwing (it still joins).
+// Collective. Before an MPI collective write with holes: extends the file to the EOA when the EOA
+// lies past the size every rank knows, so that the MPI-IO layer's read-modify-write of holes reads
+// zeros (and not whatever its uninitialised collective buffer held) and never copies process
+// memory into the file. A write whose extents tile one range (route::gapless) leaves the layer no
+// hole to read and skips it: on shared storage each resize costs a round of the servers' locks.
+// Needs no communication to decide: EOA, known_size and the summary are the same on every rank. Without an
+// agreement of its own: the transfer that follows is collective too, and a rank that failed here fails it.
+// Returns this rank's error instead of throwing (it still joins).
 std::optional<Error> CollectiveEngine::extend_to_eoa() {
     FileExtent &x = *ctx_.extent;
     if (x.eoa <= x.known_size || ctx_.read_only)

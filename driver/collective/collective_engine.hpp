@@ -80,7 +80,8 @@ private:
     struct Route;
     Route exchange(const IoRequest &mine, Direction dir, std::optional<Error> local_error);
     void broadcast_read(IoRequest &mine, std::optional<Error> local_error);
-    void mpi_route(IoRequest &mine, Direction dir, bool all_contiguous, bool individual);
+    // `gapless`: the extents tile one range (route::gapless), so a write skips extend_to_eoa.
+    void mpi_route(IoRequest &mine, Direction dir, bool all_contiguous, bool individual, bool gapless);
     void independent_route(IoRequest &mine, Direction dir, bool disjoint);
     std::optional<Error> extend_to_eoa();
 

@@ -120,6 +120,10 @@ void combine(const ExtentSummary &left, ExtentSummary &right) {
     right = out;
 }
 
+bool gapless(const ExtentSummary &s) {
+    return s.any && s.ordered && s.all_contiguous && s.total == s.last_hi - s.first_lo;
+}
+
 // Extents that do not ascend with the rank can still be told apart from their sums: more bytes in
 // all than the range they lie in means two of them overlap (so: not disjoint, and for writes no
 // independent route); more than `limit` times that range means more than `limit` times the range

@@ -68,6 +68,11 @@ ExtentSummary summarize(std::int64_t lo, std::int64_t hi, std::int64_t flags, in
 // `right` becomes the summary of `left`'s ranks followed by `right`'s (left: the lower ranks).
 void combine(const ExtentSummary &left, ExtentSummary &right);
 
+// Whether the ranks' extents tile one file range without holes: they ascend with the rank, each is
+// one contiguous range, and they add up to the range from the first to the last. An MPI collective
+// write of such extents leaves the MPI-IO layer no hole to read back and rewrite.
+bool gapless(const ExtentSummary &summary);
+
 // The decision, when the summary is enough for it: the same Decision decide() gives on the full
 // exchange, in every field the transfer uses (`independent`, `all_contiguous`, and `disjoint` when
 // `need_disjoint`, i.e. for writes). Empty when only the full exchange can tell.

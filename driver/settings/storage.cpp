@@ -52,6 +52,12 @@ std::string bytes_text(std::size_t n) {
     return std::to_string(n);
 }
 
+const char *route_name(CollectiveRoute r) {
+    return r == CollectiveRoute::Collective    ? "collective"
+           : r == CollectiveRoute::Independent ? "independent"
+                                               : "auto";
+}
+
 } // namespace
 
 std::int64_t file_system_magic(const std::string &path) {
@@ -91,6 +97,9 @@ StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic) {
     t.sieve_gap = config.sieve_gap.value_or(shared ? tuning::kSieveGapShared : tuning::kSieveGap);
     t.read_overlap_limit = config.read_overlap_limit.value_or(shared ? tuning::kReadOverlapLimitShared
                                                                      : tuning::kReadOverlapLimit);
+    t.route = config.collective_route != CollectiveRoute::Auto ? config.collective_route
+              : shared                                         ? CollectiveRoute::Collective
+                                                               : CollectiveRoute::Auto;
     return t;
 }
 
@@ -99,7 +108,8 @@ std::string describe(const StorageTuning &t) {
            (t.chosen_by_config ? "storage=" + std::string(storage_class_name(t.storage)) + "; "
                                : std::string("from the file system; ")) +
            "file system: " + t.file_system + "): sieve_gap=" + bytes_text(t.sieve_gap) +
-           " read_overlap_limit=" + std::to_string(t.read_overlap_limit);
+           " read_overlap_limit=" + std::to_string(t.read_overlap_limit) +
+           " collective_route=" + route_name(t.route);
 }
 
 } // namespace mpiio

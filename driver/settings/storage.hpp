@@ -43,6 +43,12 @@ struct StorageTuning {
     std::string file_system;       // file_system_name() of what rank 0 found
     std::size_t sieve_gap = tuning::kSieveGap;
     unsigned read_overlap_limit = tuning::kReadOverlapLimit;
+    // The route policy of collective transfers. `collective_route=auto` resolves per class: on local
+    // storage it stays Auto (disjoint extents move rank by rank); on shared storage it is
+    // Collective, the MPI-IO layer's collective I/O: its aggregation puts few writers on the
+    // servers, where every rank writing its own extent made each client take the servers' locks
+    // in turn (docs/architecture.md, "Storage classes").
+    CollectiveRoute route = CollectiveRoute::Auto;
 };
 
 // Pure: the same inputs give the same tuning on every rank.

@@ -160,15 +160,18 @@ enum class SelectionIo { Default, Off };
 enum class Staging { Default, Tiny };
 using Param = std::tuple<const char *, Layout, SelectionIo, Staging>;
 
-// The policy in effect: the test's, unless MPIIO_TEST_CONFIG (appended by make_fapl) sets another.
+// The policy in effect: the test's, unless MPIIO_TEST_CONFIG (appended by make_fapl) sets another;
+// `auto` on shared storage is `collective` (settings/storage.hpp).
 std::string effective_policy(const std::string &policy) {
     const char *extra = std::getenv("MPIIO_TEST_CONFIG");
     const std::string text = extra ? extra : "";
     const auto at = text.rfind("collective_route=");
-    if (at == std::string::npos)
-        return policy;
-    const auto start = at + std::string("collective_route=").size();
-    return text.substr(start, text.find(';', start) - start);
+    std::string chosen = policy;
+    if (at != std::string::npos) {
+        const auto start = at + std::string("collective_route=").size();
+        chosen = text.substr(start, text.find(';', start) - start);
+    }
+    return chosen == "auto" && auto_route_is_collective(test_dir()) ? "collective" : chosen;
 }
 
 class Routes : public testing::TestWithParam<Param> {};

@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "settings/storage.hpp"
+
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -77,6 +79,12 @@ std::string test_dir() {
 
 std::string test_file(const std::string &stem, Driver d) {
     return test_dir() + "/" + stem + "." + driver_name(d) + ".h5";
+}
+
+bool auto_route_is_collective(const std::string &dir) {
+    const mpiio::StorageTuning t =
+        mpiio::resolve_storage_tuning(mpiio::Config{}, mpiio::file_system_magic(dir));
+    return t.route == mpiio::CollectiveRoute::Collective;
 }
 
 Hid make_fapl(Driver d, const FaplOptions &options) {

@@ -57,6 +57,10 @@ bool all_ranks(bool ok, MPI_Comm comm = MPI_COMM_WORLD);
 std::string test_dir();
 // <test_dir()>/<stem>.<driver>.h5
 std::string test_file(const std::string &stem, Driver d);
+// Whether the default `collective_route=auto` takes MPI collective I/O for every collective
+// transfer of a file in `dir`: it does on shared storage (the driver's storage class of the
+// directory's file system), and decides per transfer on local storage.
+bool auto_route_is_collective(const std::string &dir);
 
 struct FaplOptions {
     MPI_Comm comm = MPI_COMM_WORLD;

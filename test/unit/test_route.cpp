@@ -259,4 +259,19 @@ TEST(Route, SummaryOfAscendingExtentsNeedsNoFullExchange) {
     EXPECT_TRUE(read->independent); // 400 bytes over 100, limit 4
 }
 
+// Extents that tile one range leave an MPI collective write no hole, so it needs no extension to
+// the EOA first (collective_engine.cpp); any hole, overlap, strided extent or order against the
+// rank keeps it.
+TEST(Route, GaplessOnlyWhenTheExtentsTileOneRange) {
+    using mpiio::route::gapless;
+    EXPECT_TRUE(gapless(summary_of(words({{0, 100, kPlain}, {100, 200, kPlain}, {200, 300, kPlain}}))));
+    EXPECT_TRUE(gapless(summary_of(words({{0, 100, kPlain}, {0, 0, kNeedsView}, {100, 150, kPlain}}))));
+    EXPECT_TRUE(gapless(summary_of(words({{50, 60, kPlain}}))));                        // one rank: its range
+    EXPECT_FALSE(gapless(summary_of(words({{0, 100, kPlain}, {101, 200, kPlain}}))));   // a hole
+    EXPECT_FALSE(gapless(summary_of(words({{0, 100, kPlain}, {50, 200, kPlain}}))));    // overlap
+    EXPECT_FALSE(gapless(summary_of(words({{100, 200, kPlain}, {0, 100, kPlain}}))));   // against the rank
+    EXPECT_FALSE(gapless(summary_of(words({{0, 100, kStrided}, {100, 200, kPlain}})))); // holes inside
+    EXPECT_FALSE(gapless(summary_of(words({{0, 0, kPlain}, {0, 0, kPlain}}))));         // nothing written
+}
+
 } // namespace

@@ -45,6 +45,11 @@ TEST(StorageTuning, DefaultsFollowTheClass) {
     EXPECT_EQ(shared.sieve_gap, mpiio::tuning::kSieveGapShared);
     EXPECT_EQ(shared.read_overlap_limit, mpiio::tuning::kReadOverlapLimitShared);
     EXPECT_NE(mpiio::tuning::kSieveGapShared, mpiio::tuning::kSieveGap);
+    // auto: the per-transfer rule on local storage, the MPI-IO layer's collective I/O on shared.
+    EXPECT_EQ(local.route, mpiio::CollectiveRoute::Auto);
+    EXPECT_EQ(shared.route, mpiio::CollectiveRoute::Collective);
+    EXPECT_NE(mpiio::describe(shared).find("collective_route=collective"), std::string::npos)
+        << mpiio::describe(shared);
     EXPECT_NE(mpiio::describe(shared).find("shared (from the file system; file system: lustre)"),
               std::string::npos)
         << mpiio::describe(shared);
@@ -63,6 +68,14 @@ TEST(StorageTuning, ConfigurationWins) {
     EXPECT_EQ(own.read_overlap_limit, 2u);
     EXPECT_NE(mpiio::describe(own).find("sieve_gap=1M read_overlap_limit=2"), std::string::npos)
         << mpiio::describe(own);
+    for (const char *policy : {"independent", "collective"}) { // an explicit route stays, on either class
+        c = mpiio::parse_config(std::string("collective_route=") + policy);
+        for (std::int64_t fs : {kTmpfs, kLustre})
+            EXPECT_EQ(mpiio::resolve_storage_tuning(c, fs).route, c.collective_route)
+                << policy << std::hex << fs;
+    }
+    c = mpiio::parse_config("storage=local");
+    EXPECT_EQ(mpiio::resolve_storage_tuning(c, kFuse).route, mpiio::CollectiveRoute::Auto);
     c = mpiio::parse_config("sieve_gap=0");
     EXPECT_EQ(mpiio::resolve_storage_tuning(c, kLustre).sieve_gap, 0u);
 }

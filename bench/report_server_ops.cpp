@@ -68,8 +68,8 @@ void write_server_ops_markdown(FILE *f, const std::vector<CaseResult> &results) 
                      count_cell(c, Driver::Raw, 'w').c_str(), count_cell(c, Driver::Mpio, 'r').c_str(),
                      count_cell(c, Driver::Mpiio, 'r').c_str(), count_cell(c, Driver::Raw, 'r').c_str(),
                      server_ops_ratio(c, Driver::Mpiio, Driver::Mpio).c_str(),
-                     server_ops_ratio(c, Driver::Mpio2, Driver::Mpio).c_str(), kinds_cell(c, Driver::Mpio).c_str(),
-                     kinds_cell(c, Driver::Mpiio).c_str());
+                     server_ops_ratio(c, Driver::Mpio2, Driver::Mpio).c_str(),
+                     kinds_cell(c, Driver::Mpio).c_str(), kinds_cell(c, Driver::Mpiio).c_str());
 }
 
 void write_server_ops_csv(FILE *f, const std::vector<CaseResult> &results) {

@@ -82,6 +82,12 @@ write_read_cells() {
             printf "%s\t%s\t%s / %s\n", row[i], col[i], cell[row[i], col[i], "write"], cell[row[i], col[i], "read"] }'
 }
 
+any_layer_has() { # <file>: whether some published layer has it
+  local d
+  for d in "${dirs[@]}"; do [ -f "$d/$1" ] && return 0; done
+  return 1
+}
+
 header() { # <first column title>
   local d line="| $1 |" rule="|---|"
   for d in "${dirs[@]}"; do line+=" $(title "$d") |"; rule+="--:|"; done
@@ -113,6 +119,25 @@ for d in "${dirs[@]}"; do
   echo "- $(describe "$d"). Measurably below: $below of $total verdicts$more."
 done
 
+# ---- the storage servers' operations (h5bench_vfd --server-ops; scripts/main.sh --storage dfs) ----
+# Left out while no published layer counted them.
+if any_layer_has server-ops.csv; then
+  echo
+  echo "**Server operations**, mpiio/mpio over both phases of a driver's first write and read (< 1: lighter"
+  echo "on the servers), and in parentheses the built-in driver's second run over its first (the A/A"
+  echo "control); \`server-ops.md\` per layer has the counts by kind."
+  echo
+  header case
+  for d in "${dirs[@]}"; do
+    [ -f "$d/server-ops.csv" ] || continue
+    awk -F, -v col="$d" 'NR > 1 { n[$1, $2] += $8; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
+      END { for (i = 1; i <= k; i++) { c = order[i]
+              if (n[c, "mpio"] > 0)
+                printf "%s\t%s\t%.2f (%.2f)\n", c, col, n[c, "mpiio"] / n[c, "mpio"], n[c, "mpio2"] / n[c, "mpio"] } }' \
+      "$d/server-ops.csv"
+  done | pivot
+fi
+
 # ---- HDF5's subfiling driver (h5bench_vfd --drivers ...,subfiling; scripts/main.sh --subfiling) ----
 # Layers published without it show -; the table is left out while none has it.
 have_subfiling=0
@@ -134,9 +159,7 @@ if ((have_subfiling)); then
 fi
 
 # ---- per-operation overhead ------------------------------------------------------------------
-have_overhead=0
-for d in "${dirs[@]}"; do [ -f "$d/overhead.csv" ] && have_overhead=1; done
-if ((have_overhead)); then
+if any_layer_has overhead.csv; then
   echo
   echo "**Per-operation overhead**, mpiio/mpio call rate: the median (min-max) of the per-repetition"
   echo "ratios of microseconds per call, 8 bytes per rank per call (> 1: the plugin is faster); ↑ / ↓"
@@ -168,9 +191,7 @@ if ((have_overhead)); then
 fi
 
 # ---- h5perf ----------------------------------------------------------------------------------
-have_h5perf=0
-for d in "${dirs[@]}"; do [ -f "$d/h5perf.csv" ] && have_h5perf=1; done
-if ((have_h5perf)); then
+if any_layer_has h5perf.csv; then
   echo
   echo "**h5perf** (HDF5's own benchmark, PHDF5 API through mpio and, via the redirect shim, the"
   echo "plugin), mpiio/mpio: the median (min-max) over launch triplets (mpio, mpiio and mpio2, the A/A"

@@ -86,7 +86,8 @@ std::string file_system_name(std::int64_t magic) {
 
 const char *storage_class_name(StorageClass c) { return c == StorageClass::Shared ? "shared" : "local"; }
 
-StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic) {
+StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic,
+                                     bool collective_writes_fail_together) {
     StorageTuning t;
     t.file_system = file_system_name(magic);
     t.chosen_by_config = config.storage != StorageChoice::Auto;
@@ -98,7 +99,7 @@ StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic) {
     t.read_overlap_limit = config.read_overlap_limit.value_or(shared ? tuning::kReadOverlapLimitShared
                                                                      : tuning::kReadOverlapLimit);
     t.route = config.collective_route != CollectiveRoute::Auto ? config.collective_route
-              : shared                                         ? CollectiveRoute::Collective
+              : shared && collective_writes_fail_together      ? CollectiveRoute::Collective
                                                                : CollectiveRoute::Auto;
     return t;
 }

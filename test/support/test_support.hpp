@@ -58,8 +58,9 @@ std::string test_dir();
 // <test_dir()>/<stem>.<driver>.h5
 std::string test_file(const std::string &stem, Driver d);
 // Whether the default `collective_route=auto` takes MPI collective I/O for every collective
-// transfer of a file in `dir`: it does on shared storage (the driver's storage class of the
-// directory's file system), and decides per transfer on local storage.
+// transfer of a file in `dir` (settings/storage.hpp): on shared storage (the driver's class of the
+// directory's file system) under ROMIO; elsewhere, and under OMPIO (MPIIO_TEST_IO), it decides
+// per transfer.
 bool auto_route_is_collective(const std::string &dir);
 
 struct FaplOptions {

@@ -50,6 +50,13 @@ TEST(StorageTuning, DefaultsFollowTheClass) {
     EXPECT_EQ(shared.route, mpiio::CollectiveRoute::Collective);
     EXPECT_NE(mpiio::describe(shared).find("collective_route=collective"), std::string::npos)
         << mpiio::describe(shared);
+    // Under a layer whose failed collective write leaves the other ranks waiting (OMPIO), auto
+    // keeps the local rule on shared storage too; an explicit choice is still taken.
+    EXPECT_EQ(mpiio::resolve_storage_tuning(defaults, kLustre, false).route, mpiio::CollectiveRoute::Auto);
+    EXPECT_EQ(
+        mpiio::resolve_storage_tuning(mpiio::parse_config("collective_route=collective"), kLustre, false)
+            .route,
+        mpiio::CollectiveRoute::Collective);
     EXPECT_NE(mpiio::describe(shared).find("shared (from the file system; file system: lustre)"),
               std::string::npos)
         << mpiio::describe(shared);

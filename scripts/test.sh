@@ -148,7 +148,7 @@ ci_sanitize() { bash scripts/sanitize.sh; }
 # (scripts/dfs.sh: GlusterFS, three servers and two clients in network namespaces), the MPI
 # data-path suites with their files on it and their ranks on both clients (odd ranks on the second),
 # compared with the built-in driver's files, and the dfs suite (visibility across clients, server,
-# client and space faults), and two of the two-host tests (scripts/multihost.sh: host b through the
+# client and space faults), the opens count (2 ranks), and two of the two-host tests (scripts/multihost.sh: host b through the
 # second client); Open MPI 4.1, OMPIO and ROMIO, 2 and 4 ranks. A machine without FUSE or
 # network namespaces fails the stage, saying why. The build is the reference stage's.
 ci_dfs() {

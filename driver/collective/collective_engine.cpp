@@ -203,9 +203,9 @@ void CollectiveEngine::independent_route(IoRequest &mine, Direction dir, bool di
 // zeros (and not whatever its uninitialised collective buffer held) and never copies process
 // memory into the file. A write whose extents tile one range (route::gapless) leaves the layer no
 // hole to read and skips it: on shared storage each resize costs a round of the servers' locks.
-// Needs no communication to decide: EOA, known_size and the summary are the same on every rank. Without an
-// agreement of its own: the transfer that follows is collective too, and a rank that failed here fails it.
-// Returns this rank's error instead of throwing (it still joins).
+// Needs no communication to decide: EOA, known_size and the summary are the same on every rank.
+// Without an agreement of its own: the transfer that follows is collective too, and a rank that
+// failed here fails it. Returns this rank's error instead of throwing (it still joins).
 std::optional<Error> CollectiveEngine::extend_to_eoa() {
     FileExtent &x = *ctx_.extent;
     if (x.eoa <= x.known_size || ctx_.read_only)

@@ -347,4 +347,6 @@ std::uint64_t fnv1a(const std::string &text) {
     return h;
 }
 
+std::string route_name(CollectiveRoute route) { return name_of(route, kRoute); }
+
 } // namespace mpiio

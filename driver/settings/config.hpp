@@ -95,6 +95,9 @@ std::string config_json_keys();
 // check that parsing the documented defaults gives Config{}.
 std::string config_default_text();
 
+// The configuration's name of a route policy ("auto", "collective", "independent").
+std::string route_name(CollectiveRoute route);
+
 // 64-bit FNV-1a hash (used to compare canonical configurations across ranks).
 std::uint64_t fnv1a(const std::string &text);
 

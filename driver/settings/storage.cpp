@@ -52,12 +52,6 @@ std::string bytes_text(std::size_t n) {
     return std::to_string(n);
 }
 
-const char *route_name(CollectiveRoute r) {
-    return r == CollectiveRoute::Collective    ? "collective"
-           : r == CollectiveRoute::Independent ? "independent"
-                                               : "auto";
-}
-
 } // namespace
 
 std::int64_t file_system_magic(const std::string &path) {

@@ -83,8 +83,9 @@ std::string test_file(const std::string &stem, Driver d) {
 
 bool auto_route_is_collective(const std::string &dir) {
     const char *io = std::getenv("MPIIO_TEST_IO");
-    const bool ompio = io != nullptr && std::string(io) == "ompio";
-    return !ompio && mpiio::storage_class_of(mpiio::file_system_magic(dir)) == mpiio::StorageClass::Shared;
+    const bool ompio = io != nullptr && std::string(io) == "ompio"; // its failed writes do not end together
+    return mpiio::resolve_storage_tuning(mpiio::Config{}, mpiio::file_system_magic(dir), !ompio).route ==
+           mpiio::CollectiveRoute::Collective;
 }
 
 Hid make_fapl(Driver d, const FaplOptions &options) {

@@ -61,7 +61,8 @@ typedef struct H5FD_mpiio_prefix_t {
     X(uint64_t, mpi_route_ops, "collective transfers moved with MPI collective I/O")                         \
     X(uint64_t, collective_mpi_calls, "collective MPI calls made by collective transfers")                  \
     X(uint64_t, set_views, "MPI_File_set_view calls on the shared handle")                                 \
-    X(uint64_t, view_writes, "independent writes of many small runs as one call through the rank's own view")
+    X(uint64_t, view_writes, "independent writes of many small runs as one call through the rank's own view")\
+    X(uint64_t, aggregated_route_ops, "collective transfers moved through aggregator ranks (aggregating route)")
 /* clang-format on */
 
 typedef struct H5FD_mpiio_stats_t {

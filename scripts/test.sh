@@ -25,7 +25,7 @@
 #   mpich-1.14.5     every test, MPICH 4.0 (ROMIO), the MPI suites on 1-2 ranks
 #   openmpi-1.14.6   stock HDF5 1.14.6 with Open MPI: data-path suites and conformance, 2 and 4 ranks
 #   mpich-1.14.6     stock HDF5 1.14.6 with MPICH: data-path suites on 2 ranks
-#   forced-routes    Open MPI + 1.14.5 MPI suites with collective_route forced both ways, 2 and 4 ranks
+#   forced-routes    Open MPI + 1.14.5 MPI suites with collective_route forced each way, 2 and 4 ranks
 #   trixie-openmpi   Debian 13: Open MPI 5.0 (OMPIO, romio341), HDF5 1.14.5; data-path suites, 1, 2, 4 ranks
 #   trixie-mpich     Debian 13: MPICH 4.2, HDF5 1.14.5; data-path suites, 1-4 ranks
 #   sid-openmpi      Debian unstable: Open MPI 6.0 (OMPIO), HDF5 2.2.0; data-path suites, 1-4 ranks
@@ -74,6 +74,7 @@ run_config() {
 # 2 ranks (one per client), the dfs suite on 2 and 4.
 DFS_SLOW_CASES='Knobs/LargeInterleaved.*:BothModes/RandomSelections.*:TinyStaging/Routes.*'
 DFS_SLOW_CASES+=':Policies/Routes.*/collective*:Policies/Routes.*/independent*:Policies/Routes.*/auto*'
+DFS_SLOW_CASES+=':Policies/Routes.*/aggregate*'
 DFS_SLOW_CASES+=':ChunkModes.ExplicitMultiThroughDxpl'
 DFS_SLOW_TESTS='caller_buffer|view_writes'
 # --on-dfs (inside scripts/dfs.sh): the MPI suites' files on the distributed file system, the ranks
@@ -129,15 +130,16 @@ ci_mpich_1145() { run_config bookworm-mpich 1.14.5 -LE 'hydra-ucx|scale_by_hand'
 ci_openmpi_1146() { run_config bookworm-openmpi 1.14.6 -L '^(unit|plugin|mpi|errors|chunkio|selection_io|conformance)$' -E '[.]np[134][.]'; }
 # MPICH 4.0 + 1.14.6: the data-path suites on 2 ranks, one per core.
 ci_mpich_1146() { run_config bookworm-mpich 1.14.6 -L "$DATA_SUITES" -E '[.]np[134][.]'; }
-# The route of collective transfers forced both ways (docs/decisions.md D12): every MPI-launched
+# The route of collective transfers forced each way (docs/decisions.md D12, D20): every MPI-launched
 # suite but the error tests (mpi, chunkio, selection_io...), 2 and 4 ranks (1 rank has no other
 # rank's extent to route around; 3 adds nothing 2 and 4 do not to a forced route) under OMPIO and
-# ROMIO, with every file's configuration ending in collective_route=collective, then =independent
-# (MPIIO_TEST_CONFIG, test/support). Tests that check the route auto takes skip that check when
-# the environment forces one.
+# ROMIO, with every file's configuration ending in collective_route=collective, then =independent,
+# then =aggregate (MPIIO_TEST_CONFIG, test/support; on tmpfs `auto` never aggregates, and the dfs
+# stage, where it does under OMPIO, runs 2 and 4 ranks too). Tests that check the route auto takes
+# skip that check when the environment forces one.
 ci_forced_routes() {
   local policy failed=0
-  for policy in collective independent; do # both run, whatever the first gives
+  for policy in collective independent aggregate; do # all run, whatever the first gives
     MPIIO_TEST_CONFIG="collective_route=$policy" run_config bookworm-openmpi 1.14.5 -L '^mpi$' -LE errors \
       -E '[.]np[13][.]' || failed=1
   done

@@ -26,7 +26,8 @@ const MpiDescription kNothing{};
 struct CollectiveEngine::Route {
     route::Decision decision;
     bool individual = false;
-    bool gapless = false; // route::gapless() of every rank's extent
+    bool gapless = false;        // route::gapless() of every rank's extent
+    std::int64_t lo = 0, hi = 0; // every rank's extents together (lo == hi: nothing moves)
 };
 
 // Local. The datatype of route::ExtentSummary and its non-commutative reduction (MPI applies it in
@@ -71,6 +72,10 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
     if (summary.failed_rank != INT64_MAX)
         raise_agreed_failure(ctx_.comm, static_cast<int>(summary.failed_rank), local_error);
     r.gapless = route::gapless(summary);
+    if (summary.any) {
+        r.lo = summary.min_lo;
+        r.hi = summary.max_hi;
+    }
     if (auto d = route::decide_from_summary(summary, ctx_.route, r.individual, limit, need_disjoint)) {
         r.decision = *d;
         return r;
@@ -101,12 +106,17 @@ void CollectiveEngine::transfer(IoRequest &mine, Direction dir, std::optional<Er
         return;
     }
     const Route r = exchange(mine, dir, std::move(local_error));
+    if (r.decision.aggregate) {
+        ctx_.io->count_route(RouteTaken::Aggregated);
+        aggregate_route(mine, dir, static_cast<std::uint64_t>(r.lo), static_cast<std::uint64_t>(r.hi));
+        return;
+    }
     if (!r.decision.independent) {
-        ctx_.io->count_route(false);
+        ctx_.io->count_route(RouteTaken::Mpi);
         mpi_route(mine, dir, r.decision.all_contiguous, r.individual, r.gapless);
         return;
     }
-    ctx_.io->count_route(true);
+    ctx_.io->count_route(RouteTaken::Independent);
     independent_route(mine, dir, r.decision.disjoint);
 }
 

@@ -9,7 +9,9 @@
 //   2. route (local, identical everywhere): route::decide_from_summary / route::decide;
 //   3. move: the independent route - each rank's request through the independent engine (writes
 //      bridge holes only when no two ranks' extents overlap), then an MPI_Ibarrier that the file's
-//      next transfer completes first; or the MPI route - the file extended to the EOA when it grew
+//      next transfer completes first; or the aggregating route (aggregate_route.cpp) - a few
+//      aggregator ranks move every rank's bytes window by window, then one agreement; or the MPI
+//      route - the file extended to the EOA when it grew
 //      (holes then read as zeros), one MPI_File_{read,write}_at_all with the byte view when every
 //      rank is contiguous, else set_view + *_all + view reset.
 //
@@ -17,13 +19,16 @@
 // the independent engine and broadcasts.
 #pragma once
 
+#include "collective/aggregation.hpp"
 #include "common/mpi_handle.hpp"
 #include "independent/independent_engine.hpp"
 #include "io/failed_writes.hpp"
 #include "io/file_extent.hpp"
 #include "io/mpi_io.hpp"
 #include "io/request.hpp"
+#include "io/scratch_buffer.hpp"
 #include "settings/config.hpp"
+#include "settings/tuning.hpp"
 
 #include <mpi.h>
 
@@ -46,6 +51,9 @@ struct CollectiveContext {
     IndependentEngine *independent = nullptr;
     FailedWrites *failed_writes = nullptr;
     FileExtent *extent = nullptr; // the MPI route extends the file to the EOA before it writes
+    // The aggregating route's window: the most bytes an aggregator holds at once (config
+    // staging_buffer).
+    std::size_t aggregation_window = tuning::kStagingBuffer;
 };
 
 class CollectiveEngine {
@@ -83,6 +91,9 @@ private:
     // `gapless`: the extents tile one range (route::gapless), so a write skips extend_to_eoa.
     void mpi_route(IoRequest &mine, Direction dir, bool all_contiguous, bool individual, bool gapless);
     void independent_route(IoRequest &mine, Direction dir, bool disjoint);
+    // aggregate_route.cpp. [lo, hi): every rank's extents together.
+    void aggregate_route(IoRequest &mine, Direction dir, std::uint64_t lo, std::uint64_t hi);
+    const std::vector<int> &aggregators();
     std::optional<Error> extend_to_eoa();
 
     void make_summary_reduction();
@@ -93,6 +104,12 @@ private:
     std::vector<std::int64_t> extents_; // every rank's words of the full exchange
     Datatype summary_type_;             // step 1's reduction (route::ExtentSummary)
     Op summary_op_;
+    // The aggregating route's state: its ranks (found on first use), and memory reused between
+    // transfers.
+    std::vector<int> aggregators_;
+    std::vector<aggregation::Segment> segments_;
+    std::vector<Run> runs_;
+    ScratchBuffer window_, packed_;
 };
 
 } // namespace mpiio

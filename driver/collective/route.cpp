@@ -74,6 +74,7 @@ Decision decide(std::span<const std::int64_t> words, CollectiveRoute policy, boo
     const bool wanted = individual_io || policy == CollectiveRoute::Independent ||
                         (policy == CollectiveRoute::Auto && overlap.within_limit);
     d.independent = wanted && all_capable;
+    d.aggregate = policy == CollectiveRoute::Aggregate && !individual_io && all_capable;
     return d;
 }
 
@@ -135,9 +136,12 @@ std::optional<Decision> decide_from_summary(const ExtentSummary &s, CollectiveRo
     Decision d;
     d.all_contiguous = s.all_contiguous != 0;
     const bool all_capable = s.all_capable != 0;
+    const bool aggregate = policy == CollectiveRoute::Aggregate && !individual_io;
     if (!s.any || s.ordered) { // what decide() finds for ascending extents
         d.disjoint = true;
-        d.independent = all_capable && (individual_io || policy != CollectiveRoute::Collective);
+        d.independent =
+            all_capable && (individual_io || (policy != CollectiveRoute::Collective && !aggregate));
+        d.aggregate = all_capable && aggregate;
         return d;
     }
     const auto span = static_cast<unsigned __int128>(s.max_hi - s.min_lo);
@@ -147,6 +151,10 @@ std::optional<Decision> decide_from_summary(const ExtentSummary &s, CollectiveRo
     const bool forced = individual_io || policy == CollectiveRoute::Independent;
     if (!all_capable || (policy == CollectiveRoute::Collective && !individual_io)) {
         d.independent = false; // the MPI route whatever the extents: `disjoint` goes unused
+        return d;
+    }
+    if (aggregate) { // aggregated whatever the extents (`disjoint` goes unused)
+        d.aggregate = true;
         return d;
     }
     if (forced) { // the independent route; writes need to know whether holes may be bridged

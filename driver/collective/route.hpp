@@ -32,6 +32,9 @@ struct Decision {
     bool independent = false;   // every rank moves its own bytes with independent calls
     bool disjoint = true;       // no two ranks' ranges overlap (touching is fine)
     bool all_contiguous = true; // every rank's file side is one range (MPI I/O needs no view)
+    // The aggregating route is asked for (CollectiveRoute::Aggregate) and possible (no rank needs a
+    // file view, the application did not ask for independent calls): the transfer takes it.
+    bool aggregate = false;
 };
 
 // `words`: kWords per rank, rank by rank. `individual_io`: the application asked for independent

@@ -44,6 +44,9 @@ struct OwnHandleSettings {
 // One data call, as a test sees it (MpiIo::record_calls): 'r' / 'w' an independent read / write
 // on the shared handle, 'v' a view write on the rank's own handle, 'R' / 'W' a collective (or
 // individual) read / write under the shared handle's view.
+// The route a collective transfer took (collective_engine.hpp), as the statistics count it.
+enum class RouteTaken { Independent, Mpi, Aggregated };
+
 struct CallRecord {
     char kind = 0;
     haddr_t addr = 0; // file address (for 'R' / 'W': the offset given to the call)
@@ -113,8 +116,10 @@ public:
     // A collective transfer started (every rank joins; one route choice each).
     void count_collective_transfer() { ++stats_.collective_ops; }
     // The route the transfer took.
-    void count_route(bool independent) {
-        ++(independent ? stats_.independent_route_ops : stats_.mpi_route_ops);
+    void count_route(RouteTaken route) {
+        ++(route == RouteTaken::Independent ? stats_.independent_route_ops
+           : route == RouteTaken::Mpi       ? stats_.mpi_route_ops
+                                            : stats_.aggregated_route_ops);
     }
     // A rank-0-reads-and-broadcasts read (its agreement and its broadcast); `received`: the bytes
     // this rank got from the broadcast (rank 0's own read counted itself).

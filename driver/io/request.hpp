@@ -79,6 +79,9 @@ public:
     // The library's metadata (a vector write of the metadata cache): the independent engine opens
     // no handle of its own for it (independent_engine.hpp).
     bool metadata() const { return metadata_; }
+    // Local. Marks a request the engines built themselves as the library's metadata (an
+    // aggregator's window of a metadata transfer: collective_engine.hpp).
+    void mark_metadata(bool metadata) { metadata_ = metadata; }
 
     // Local. The request as MPI datatypes, built on first use (a collective transfer on the
     // independent route never needs them).

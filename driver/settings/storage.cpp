@@ -92,9 +92,12 @@ StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic,
     t.sieve_gap = config.sieve_gap.value_or(shared ? tuning::kSieveGapShared : tuning::kSieveGap);
     t.read_overlap_limit = config.read_overlap_limit.value_or(shared ? tuning::kReadOverlapLimitShared
                                                                      : tuning::kReadOverlapLimit);
+    // On shared storage the writers of a file stay few: MPI collective I/O where a failed
+    // collective write fails every rank's call, else the driver's own aggregation.
     t.route = config.collective_route != CollectiveRoute::Auto ? config.collective_route
-              : shared && collective_writes_fail_together      ? CollectiveRoute::Collective
-                                                               : CollectiveRoute::Auto;
+              : !shared                                        ? CollectiveRoute::Auto
+              : collective_writes_fail_together                ? CollectiveRoute::Collective
+                                                               : CollectiveRoute::Aggregate;
     return t;
 }
 

@@ -1,10 +1,10 @@
 // The caller's buffer is the caller's (docs/decisions.md D18). The application's buffers here live
 // on pages the CPU may not touch (PROT_NONE) outside the MPI calls that may move their bytes (the
-// file data calls, MPI_Sendrecv and MPI_Bcast, wrapped below through PMPI, open the pages for
-// their duration): as device memory with a CUDA-aware MPI-IO layer, where MPI moves the bytes and a
-// CPU copy by the driver crashes. A fault on a guarded page outside those calls is counted as a
-// touch (the pages are then opened so the copy completes; the next wrapped call that moves guarded
-// bytes closes them again when it returns).
+// file data calls, MPI_Sendrecv, MPI_Bcast, MPI_Alltoallw, MPI_Pack and MPI_Unpack, wrapped below
+// through PMPI, open the pages for their duration): as device memory with a CUDA-aware MPI-IO layer, where
+// MPI moves the bytes and a CPU copy by the driver crashes. A fault on a guarded page outside those calls is
+// counted as a touch (the pages are then opened so the copy completes; the next wrapped call that moves
+// guarded bytes closes them again when it returns).
 //
 // - host_copies=off: no pattern, in either transfer mode, touches the buffer on writes or reads
 //   (strided, interleaved, irregular, points with duplicates, chunks), every byte moves through MPI
@@ -174,6 +174,33 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     return with_pages_open(reaches, [&] {
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                              source, recvtag, comm, st);
+    });
+}
+// The aggregating route's exchange and its packing of the library's memory datatype.
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                  const MPI_Datatype recvtypes[], MPI_Comm comm) {
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    bool reaches = false;
+    for (int r = 0; r < size && !reaches; ++r)
+        reaches =
+            reaches_region(static_cast<const char *>(sendbuf) + sdispls[r], sendcounts[r], sendtypes[r]) ||
+            reaches_region(static_cast<char *>(recvbuf) + rdispls[r], recvcounts[r], recvtypes[r]);
+    return with_pages_open(reaches, [&] {
+        return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                              recvtypes, comm);
+    });
+}
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype type, void *outbuf, int outsize, int *position,
+             MPI_Comm comm) {
+    return with_pages_open(reaches_region(inbuf, incount, type),
+                           [&] { return PMPI_Pack(inbuf, incount, type, outbuf, outsize, position, comm); });
+}
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype type,
+               MPI_Comm comm) {
+    return with_pages_open(reaches_region(outbuf, outcount, type), [&] {
+        return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, type, comm);
     });
 }
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {

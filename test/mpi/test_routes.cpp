@@ -9,6 +9,7 @@
 #include "common.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <numeric>
 
@@ -171,7 +172,7 @@ std::string effective_policy(const std::string &policy) {
         const auto start = at + std::string("collective_route=").size();
         chosen = text.substr(start, text.find(';', start) - start);
     }
-    return chosen == "auto" && auto_route_is_collective(test_dir()) ? "collective" : chosen;
+    return chosen == "auto" ? auto_route(test_dir()) : chosen;
 }
 
 class Routes : public testing::TestWithParam<Param> {};
@@ -214,8 +215,13 @@ TEST_P(Routes, HolesKeepTheirBytesAndFilesMatchTheBuiltinDriver) {
                 const auto after = stats_of(file);
                 const auto independent = after.independent_route_ops - before.independent_route_ops;
                 const auto mpi = after.mpi_route_ops - before.mpi_route_ops;
+                const auto aggregated = after.aggregated_route_ops - before.aggregated_route_ops;
                 if (in_effect == "collective") {
                     EXPECT_EQ(independent, 0u);
+                    EXPECT_EQ(aggregated, 0u);
+                } else if (in_effect == "aggregate" && selection_io == SelectionIo::Default) {
+                    EXPECT_EQ(mpi + independent, 0u);
+                    EXPECT_GT(aggregated, 0u);
                 } else if (in_effect == "independent" && selection_io == SelectionIo::Default) {
                     EXPECT_EQ(mpi, 0u);
                 } else if (in_effect == "auto" && selection_io == SelectionIo::Default) {
@@ -273,6 +279,48 @@ TEST(RoutesSync, CollectiveWritesSyncOnEveryRouteWhenTheLayerAsks) {
         EXPECT_EQ(got, want);
     }
     ASSERT_EQ(unsetenv("HDF5_DO_MPI_FILE_SYNC"), 0);
+}
+
+// Two ranks writing the same bytes in one collective write (MPI leaves the result undefined): the
+// aggregating route keeps the highest rank's bytes, the same on every run, and moves every rank's
+// bytes through the aggregators (overlapping or not). 64-byte windows: many rounds, each with
+// pieces of every rank.
+TEST(RoutesAggregate, OverlappingWritesKeepTheHighestRanksBytes) {
+    const char *forced = std::getenv("MPIIO_TEST_CONFIG");
+    if (forced != nullptr && std::strstr(forced, "collective_route") != nullptr)
+        GTEST_SKIP() << "the environment forces another route";
+    const int s = world_size(), r = world_rank();
+    for (const char *staging : {"", ";staging_buffer=64"}) {
+        SCOPED_TRACE(staging);
+        const std::string config = std::string("collective_route=aggregate") + staging;
+        FaplOptions options;
+        options.config = config.c_str();
+        Hid fapl = make_fapl(Driver::Mpiio, options);
+        Hid dxpl = make_dxpl(H5FD_MPIO_COLLECTIVE);
+        const std::string path = path_in(test_dir(), staging[0] ? "overlap_tiny" : "overlap", Driver::Mpiio);
+        Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+        ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
+        // Every rank writes all of it: every window holds a piece of every rank, all overlapping.
+        const hsize_t n = kPerRank * static_cast<hsize_t>(s), dims[1] = {n};
+        Hid fspace(H5Screate_simple(1, dims, nullptr));
+        Hid dset(H5Dcreate2(file, "d", H5T_NATIVE_INT, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        ASSERT_TRUE(all_ranks(dset.valid()));
+        std::vector<int> mine(n);
+        for (hsize_t k = 0; k < n; ++k)
+            mine[k] = r * 100000 + static_cast<int>(k);
+        const auto before = stats_of(file);
+        EXPECT_TRUE(all_ranks(H5Dwrite(dset, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, dxpl, mine.data()) >= 0))
+            << error_stack_text();
+        const auto after = stats_of(file);
+        if (s > 1) {
+            EXPECT_GT(after.aggregated_route_ops, before.aggregated_route_ops);
+        }
+        std::vector<int> got(n, -1), want(n);
+        for (hsize_t k = 0; k < n; ++k)
+            want[k] = (s - 1) * 100000 + static_cast<int>(k);
+        EXPECT_TRUE(all_ranks(H5Dread(dset, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, dxpl, got.data()) >= 0));
+        EXPECT_EQ(got, want);
+    }
 }
 
 // Point selections may name their points in any order; a range of long runs sieved in windows
@@ -358,14 +406,15 @@ std::string param_name(const testing::TestParamInfo<Param> &info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, Routes,
-                         testing::Combine(testing::Values("auto", "collective", "independent"),
+                         testing::Combine(testing::Values("auto", "collective", "independent", "aggregate"),
                                           testing::Values(Layout::Contiguous, Layout::Chunked),
                                           testing::Values(SelectionIo::Default),
                                           testing::Values(Staging::Default)),
                          param_name);
-// The policies that sieve (collective never moves a range rank by rank), with 64-byte windows.
+// The policies that sieve (collective never moves a range rank by rank), with 64-byte windows (and
+// 64-byte aggregation windows: a round per 64 bytes of the ranks' range).
 INSTANTIATE_TEST_SUITE_P(TinyStaging, Routes,
-                         testing::Combine(testing::Values("auto", "independent"),
+                         testing::Combine(testing::Values("auto", "independent", "aggregate"),
                                           testing::Values(Layout::Contiguous, Layout::Chunked),
                                           testing::Values(SelectionIo::Default),
                                           testing::Values(Staging::Tiny)),
@@ -373,7 +422,7 @@ INSTANTIATE_TEST_SUITE_P(TinyStaging, Routes,
 // With selection I/O off, chunked only: chunks straddling the rank blocks give the library's file
 // types their lower bounds and holes (a contiguous dataset gives one contiguous range per rank).
 INSTANTIATE_TEST_SUITE_P(SelectionIoOff, Routes,
-                         testing::Combine(testing::Values("auto", "collective", "independent"),
+                         testing::Combine(testing::Values("auto", "collective", "independent", "aggregate"),
                                           testing::Values(Layout::Chunked), testing::Values(SelectionIo::Off),
                                           testing::Values(Staging::Default)),
                          param_name);

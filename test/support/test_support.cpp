@@ -81,11 +81,11 @@ std::string test_file(const std::string &stem, Driver d) {
     return test_dir() + "/" + stem + "." + driver_name(d) + ".h5";
 }
 
-bool auto_route_is_collective(const std::string &dir) {
+std::string auto_route(const std::string &dir) {
     const char *io = std::getenv("MPIIO_TEST_IO");
     const bool ompio = io != nullptr && std::string(io) == "ompio"; // its failed writes do not end together
-    return mpiio::resolve_storage_tuning(mpiio::Config{}, mpiio::file_system_magic(dir), !ompio).route ==
-           mpiio::CollectiveRoute::Collective;
+    return mpiio::route_name(
+        mpiio::resolve_storage_tuning(mpiio::Config{}, mpiio::file_system_magic(dir), !ompio).route);
 }
 
 Hid make_fapl(Driver d, const FaplOptions &options) {

@@ -57,11 +57,11 @@ bool all_ranks(bool ok, MPI_Comm comm = MPI_COMM_WORLD);
 std::string test_dir();
 // <test_dir()>/<stem>.<driver>.h5
 std::string test_file(const std::string &stem, Driver d);
-// Whether the default `collective_route=auto` takes MPI collective I/O for every collective
-// transfer of a file in `dir` (settings/storage.hpp): on shared storage (the driver's class of the
-// directory's file system) under ROMIO; elsewhere, and under OMPIO (MPIIO_TEST_IO), it decides
-// per transfer.
-bool auto_route_is_collective(const std::string &dir);
+// The route the default `collective_route=auto` resolves to for a file in `dir`, as the driver
+// resolves it (settings/storage.hpp): "collective" (MPI collective I/O for every collective
+// transfer: shared storage under ROMIO), "aggregate" (shared storage under OMPIO, MPIIO_TEST_IO),
+// or "auto" (local storage: decided per transfer).
+std::string auto_route(const std::string &dir);
 
 struct FaplOptions {
     MPI_Comm comm = MPI_COMM_WORLD;

@@ -180,7 +180,7 @@ TEST(Route, SummaryDecidesAsTheFullExchangeDoes) {
     };
     const std::int64_t kFlags[] = {kPlain, kStrided, kNeedsView};
     const CollectiveRoute kPolicies[] = {CollectiveRoute::Auto, CollectiveRoute::Collective,
-                                         CollectiveRoute::Independent};
+                                         CollectiveRoute::Independent, CollectiveRoute::Aggregate};
     int decided = 0, total = 0, ordered_decided = 0;
     for (int trial = 0; trial < 20000; ++trial) {
         const int nranks = 1 + static_cast<int>(next(9));
@@ -226,6 +226,7 @@ TEST(Route, SummaryDecidesAsTheFullExchangeDoes) {
                             ++ordered_decided;
                         ASSERT_EQ(quick->independent, full.independent) << "trial " << trial;
                         ASSERT_EQ(quick->all_contiguous, full.all_contiguous) << "trial " << trial;
+                        ASSERT_EQ(quick->aggregate, full.aggregate) << "trial " << trial;
                         if (need_disjoint && full.independent) {
                             ASSERT_EQ(quick->disjoint, full.disjoint) << "trial " << trial;
                         }
@@ -262,6 +263,40 @@ TEST(Route, SummaryOfAscendingExtentsNeedsNoFullExchange) {
 // Extents that tile one range leave an MPI collective write no hole, so it needs no extension to
 // the EOA first (collective_engine.cpp); any hole, overlap, strided extent or order against the
 // rank keeps it.
+// collective_route=aggregate: every transfer that needs no file view, unless the application asked
+// for independent calls, whatever the extents (an aggregator orders overlapping pieces itself).
+TEST(Route, AggregateTakesEveryTransferWithoutAView) {
+    const auto disjoint = words({{0, 100, kPlain}, {100, 200, kStrided}, {300, 400, kPlain}});
+    auto d = decide(disjoint, CollectiveRoute::Aggregate, false, kWrite);
+    EXPECT_TRUE(d.aggregate);
+    EXPECT_FALSE(d.independent);
+    EXPECT_TRUE(d.disjoint);
+    const auto interleaved = words({{0, 300, kStrided}, {100, 400, kStrided}});
+    d = decide(interleaved, CollectiveRoute::Aggregate, false, kWrite);
+    EXPECT_TRUE(d.aggregate);
+    EXPECT_FALSE(d.disjoint);
+    const auto certain = mpiio::route::decide_from_summary(summary_of(interleaved),
+                                                           CollectiveRoute::Aggregate, false, kWrite, true);
+    ASSERT_TRUE(certain) << "more bytes than their span: the summary knows they overlap";
+    EXPECT_TRUE(certain->aggregate);
+    EXPECT_FALSE(certain->disjoint);
+    const auto descending = words({{200, 300, kPlain}, {0, 100, kPlain}});
+    const auto unordered = mpiio::route::decide_from_summary(summary_of(descending),
+                                                             CollectiveRoute::Aggregate, false, kWrite, true);
+    ASSERT_TRUE(unordered) << "aggregation needs no full exchange";
+    EXPECT_TRUE(unordered->aggregate);
+    const auto read = mpiio::route::decide_from_summary(summary_of(descending), CollectiveRoute::Aggregate,
+                                                        false, kRead, false);
+    ASSERT_TRUE(read) << "reads need not know";
+    EXPECT_TRUE(read->aggregate);
+    d = decide(words({{0, 100, kPlain}, {100, 200, kNeedsView}}), CollectiveRoute::Aggregate, false, kWrite);
+    EXPECT_FALSE(d.aggregate);
+    EXPECT_FALSE(d.independent) << "a file view takes MPI collective I/O";
+    d = decide(disjoint, CollectiveRoute::Aggregate, true, kWrite);
+    EXPECT_FALSE(d.aggregate);
+    EXPECT_TRUE(d.independent) << "the application asked for independent calls";
+}
+
 TEST(Route, GaplessOnlyWhenTheExtentsTileOneRange) {
     using mpiio::route::gapless;
     EXPECT_TRUE(gapless(summary_of(words({{0, 100, kPlain}, {100, 200, kPlain}, {200, 300, kPlain}}))));

@@ -51,8 +51,12 @@ TEST(StorageTuning, DefaultsFollowTheClass) {
     EXPECT_NE(mpiio::describe(shared).find("collective_route=collective"), std::string::npos)
         << mpiio::describe(shared);
     // Under a layer whose failed collective write leaves the other ranks waiting (OMPIO), auto
-    // keeps the local rule on shared storage too; an explicit choice is still taken.
-    EXPECT_EQ(mpiio::resolve_storage_tuning(defaults, kLustre, false).route, mpiio::CollectiveRoute::Auto);
+    // takes the driver's own aggregation on shared storage; an explicit choice is still taken.
+    const auto ompio = mpiio::resolve_storage_tuning(defaults, kLustre, false);
+    EXPECT_EQ(ompio.route, mpiio::CollectiveRoute::Aggregate);
+    EXPECT_NE(mpiio::describe(ompio).find("collective_route=aggregate"), std::string::npos)
+        << mpiio::describe(ompio);
+    EXPECT_EQ(mpiio::resolve_storage_tuning(defaults, kTmpfs, false).route, mpiio::CollectiveRoute::Auto);
     EXPECT_EQ(
         mpiio::resolve_storage_tuning(mpiio::parse_config("collective_route=collective"), kLustre, false)
             .route,
@@ -75,7 +79,7 @@ TEST(StorageTuning, ConfigurationWins) {
     EXPECT_EQ(own.read_overlap_limit, 2u);
     EXPECT_NE(mpiio::describe(own).find("sieve_gap=1M read_overlap_limit=2"), std::string::npos)
         << mpiio::describe(own);
-    for (const char *policy : {"independent", "collective"}) { // an explicit route stays, on either class
+    for (const char *policy : {"independent", "collective", "aggregate"}) { // an explicit route stays
         c = mpiio::parse_config(std::string("collective_route=") + policy);
         for (std::int64_t fs : {kTmpfs, kLustre})
             EXPECT_EQ(mpiio::resolve_storage_tuning(c, fs).route, c.collective_route)

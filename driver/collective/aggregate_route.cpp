@@ -1,0 +1,270 @@
+// The aggregating route of a collective transfer (collective_engine.hpp, step 3; the plan:
+// aggregation.hpp). Every rank sends its pieces of each window to the window's aggregator (a
+// write) or receives them from it (a read) with MPI datatypes over its own memory, and each
+// aggregator moves its window's bytes through the independent engine: long calls, holes between
+// the ranks' pieces bridged where the cost model says so (no other rank writes inside a window
+// meanwhile: a write takes this route only for disjoint extents). An aggregator's failed call
+// does not leave the others waiting: every rank goes through every round, and one agreement at
+// the end fails the transfer on every rank.
+#include "collective/aggregation.hpp"
+#include "collective/collective_engine.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+
+namespace mpiio {
+namespace {
+
+// Local. One datatype over `groups` (aggregation.hpp): a block per single piece, an hvector per
+// group of several, all placed by `place(group)` (block lengths fit an int: no piece is longer
+// than a window). `memory_side`: the groups' memory strides, else their file strides (or, with
+// `packed`, none: the pieces follow one another).
+template <class Place>
+Datatype groups_type(std::span<const aggregation::Group> groups, Place &&place, bool memory_side,
+                     bool packed) {
+    std::vector<int> lengths(groups.size());
+    std::vector<MPI_Aint> displacements(groups.size());
+    std::vector<MPI_Datatype> types(groups.size(), MPI_BYTE);
+    std::vector<Datatype> vectors; // freed once the whole type holds them
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        const aggregation::Group &g = groups[i];
+        displacements[i] = place(g);
+        const auto stride =
+            static_cast<MPI_Aint>(memory_side ? g.mem_stride : static_cast<std::int64_t>(g.stride));
+        if (g.count == 1 || packed || stride == static_cast<MPI_Aint>(g.len)) {
+            lengths[i] = static_cast<int>(g.count * g.len);
+            continue;
+        }
+        vectors.emplace_back();
+        check_mpi(MPI_Type_create_hvector(static_cast<int>(g.count), static_cast<int>(g.len), stride,
+                                          MPI_BYTE, vectors.back().out()),
+                  "MPI_Type_create_hvector (aggregation pieces)");
+        lengths[i] = 1;
+        types[i] = vectors.back().get();
+    }
+    Datatype type;
+    check_mpi(MPI_Type_create_struct(static_cast<int>(groups.size()), lengths.data(), displacements.data(),
+                                     types.data(), type.out()),
+              "MPI_Type_create_struct (aggregation pieces)");
+    check_mpi(MPI_Type_commit(type.ptr()), "MPI_Type_commit (aggregation pieces)");
+    return type;
+}
+
+MPI_Aint absolute_address(const aggregation::Group &g) {
+    MPI_Aint address = 0;
+    check_mpi(MPI_Get_address(g.mem, &address), "MPI_Get_address");
+    return address;
+}
+
+} // namespace
+
+// Collective (MPI_Comm_split_type and MPI_Allgather, on the file's first aggregated transfer).
+// The aggregators: the lowest rank of each node, as MPI-IO layers pick their own by default.
+const std::vector<int> &CollectiveEngine::aggregators() {
+    if (!aggregators_.empty())
+        return aggregators_;
+    Comm node;
+    check_mpi(MPI_Comm_split_type(ctx_.comm, MPI_COMM_TYPE_SHARED, ctx_.rank, MPI_INFO_NULL, node.out()),
+              "MPI_Comm_split_type (nodes)");
+    int node_rank = 0;
+    check_mpi(MPI_Comm_rank(node.get(), &node_rank), "MPI_Comm_rank");
+    const int leader = node_rank == 0 ? 1 : 0;
+    std::vector<int> leaders(static_cast<std::size_t>(ctx_.size));
+    check_mpi(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, ctx_.comm),
+              "MPI_Allgather (nodes)");
+    ctx_.io->count_collective_call();
+    aggregators_ = aggregation::choose_aggregators(leaders, 0);
+    return aggregators_;
+}
+
+// Collective. Moves every rank's request through the aggregators, window by window.
+void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint64_t lo, std::uint64_t hi) {
+    MpiIo &io = *ctx_.io;
+    const std::vector<int> &aggs = aggregators();
+    const aggregation::Plan plan = aggregation::make_plan(lo, hi, aggs.size(), ctx_.aggregation_window);
+    const auto me = std::find(aggs.begin(), aggs.end(), ctx_.rank);
+    const bool aggregator = me != aggs.end();
+
+    // The library's own memory datatype (selection I/O off; its file side is one range) has no
+    // segments to walk: its bytes go through a packed copy, made and unpacked by MPI.
+    const bool packed = mine.source() == IoRequest::Source::LibraryTypes && !mine.empty();
+    const MemoryBuffer *memory = packed ? &mine.mpi().memory : nullptr;
+    segments_.clear();
+    if (packed) {
+        char *stream = packed_.at_least(mine.bytes());
+        if (dir == Direction::Write) {
+            int position = 0;
+            check_mpi(MPI_Pack(memory->base, memory->count, memory->type, stream,
+                               static_cast<int>(mine.bytes()), &position, ctx_.comm),
+                      "MPI_Pack (aggregation)");
+        }
+        segments_.push_back({static_cast<std::uint64_t>(mine.lo()), stream, mine.bytes()});
+    } else {
+        mine.for_each_segment([&](haddr_t addr, char *bytes, std::size_t len) {
+            segments_.push_back({static_cast<std::uint64_t>(addr), bytes, static_cast<std::uint64_t>(len)});
+        });
+    }
+    // Every rank's part of the library's collective metadata write is metadata (the transfer is
+    // one callback on every rank), so the aggregator's own flag stands for the window's; an
+    // aggregator with no part of its own cannot tell, and opens no handle of its own either.
+    const bool metadata = mine.metadata() || mine.empty();
+    aggregation::SegmentCursor cursor(segments_);
+    const auto ranks = static_cast<std::size_t>(ctx_.size);
+    std::vector<int> send_words(ranks), recv_words(ranks), send_word_at(ranks), recv_word_at(ranks);
+    std::vector<int> zeros(ranks, 0);
+    std::vector<MPI_Datatype> send_types(ranks, MPI_BYTE), recv_types(ranks, MPI_BYTE);
+    std::vector<int> send_counts(ranks), recv_counts(ranks);
+    std::optional<Error> error;
+
+    for (std::uint64_t round = 0; round < plan.rounds; ++round) {
+        // This rank's pieces of the round, grouped by aggregator (ascending: the cursor's order)
+        // and, within each, by strides.
+        std::vector<std::vector<aggregation::Group>> to(aggs.size());
+        cursor.take_round(plan, round, [&](std::size_t owner, const aggregation::Segment &s) {
+            aggregation::append_grouped(to[owner], s);
+        });
+        std::fill(send_words.begin(), send_words.end(), 0);
+        std::vector<std::int64_t> send_desc;
+        for (std::size_t a = 0; a < aggs.size(); ++a) {
+            send_words[static_cast<std::size_t>(aggs[a])] =
+                static_cast<int>(aggregation::kGroupWords * to[a].size());
+            for (const aggregation::Group &g : to[a])
+                send_desc.insert(send_desc.end(),
+                                 {static_cast<std::int64_t>(g.addr), static_cast<std::int64_t>(g.len),
+                                  static_cast<std::int64_t>(g.stride), static_cast<std::int64_t>(g.count)});
+        }
+        // Their descriptions, so that each aggregator knows where every byte goes.
+        check_mpi(MPI_Alltoall(send_words.data(), 1, MPI_INT, recv_words.data(), 1, MPI_INT, ctx_.comm),
+                  "MPI_Alltoall (aggregation piece counts)");
+        int send_total = 0, recv_total = 0;
+        for (std::size_t r = 0; r < ranks; ++r) {
+            send_word_at[r] = send_total;
+            recv_word_at[r] = recv_total;
+            send_total += send_words[r];
+            recv_total += recv_words[r];
+        }
+        std::vector<std::int64_t> recv_desc(static_cast<std::size_t>(recv_total));
+        check_mpi(MPI_Alltoallv(send_desc.data(), send_words.data(), send_word_at.data(), MPI_INT64_T,
+                                recv_desc.data(), recv_words.data(), recv_word_at.data(), MPI_INT64_T,
+                                ctx_.comm),
+                  "MPI_Alltoallv (aggregation pieces)");
+        io.count_collective_call();
+        io.count_collective_call();
+        std::vector<std::vector<aggregation::Group>> from(ranks);
+        for (std::size_t r = 0; r < ranks; ++r)
+            for (int w = 0; w < recv_words[r]; w += static_cast<int>(aggregation::kGroupWords)) {
+                const std::int64_t *d = &recv_desc[static_cast<std::size_t>(recv_word_at[r] + w)];
+                from[r].push_back({static_cast<std::uint64_t>(d[0]), static_cast<std::uint64_t>(d[1]),
+                                   static_cast<std::uint64_t>(d[2]), static_cast<std::uint64_t>(d[3]),
+                                   nullptr, 0});
+            }
+
+        // The aggregator's window: the span of the pieces it received, in its own buffer. Pieces
+        // of different ranks that overlap (a write of the same bytes by two ranks, which MPI
+        // leaves undefined) may not land in one receive buffer: they are received one after the
+        // other behind the window and copied into it in rank order, the highest rank's last.
+        std::uint64_t window_lo = UINT64_MAX, window_hi = 0, received = 0, covered = 0;
+        for (const auto &groups : from)
+            for (const aggregation::Group &g : groups) {
+                window_lo = std::min(window_lo, g.addr);
+                window_hi = std::max(window_hi, g.end());
+                received += g.count * g.len;
+            }
+        const std::vector<aggregation::Range> ranges = aggregation::merge_pieces(recv_desc);
+        for (const aggregation::Range &range : ranges)
+            covered += range.hi - range.lo;
+        const bool reorder = dir == Direction::Write && received > covered;
+        const std::uint64_t span = received == 0 ? 0 : window_hi - window_lo;
+        char *window = received == 0 ? nullptr : window_.at_least(span + (reorder ? received : 0));
+
+        // Datatypes: this rank's memory for each aggregator it sends to (absolute addresses, from
+        // MPI_BOTTOM), and the window's places for each rank it receives from.
+        std::vector<Datatype> owned;
+        std::fill(send_counts.begin(), send_counts.end(), 0);
+        std::fill(recv_counts.begin(), recv_counts.end(), 0);
+        std::fill(send_types.begin(), send_types.end(), MPI_BYTE);
+        std::fill(recv_types.begin(), recv_types.end(), MPI_BYTE);
+        for (std::size_t a = 0; a < aggs.size(); ++a) {
+            if (to[a].empty())
+                continue;
+            owned.push_back(groups_type(to[a], absolute_address, true, false));
+            send_types[static_cast<std::size_t>(aggs[a])] = owned.back().get();
+            send_counts[static_cast<std::size_t>(aggs[a])] = 1;
+        }
+        std::uint64_t behind = span; // where the next group lands when reordering
+        for (std::size_t r = 0; r < ranks; ++r) {
+            if (from[r].empty())
+                continue;
+            auto place = [&](const aggregation::Group &g) {
+                if (!reorder)
+                    return static_cast<MPI_Aint>(g.addr - window_lo);
+                const auto at = static_cast<MPI_Aint>(behind);
+                behind += g.count * g.len;
+                return at;
+            };
+            owned.push_back(groups_type(from[r], place, false, reorder));
+            recv_types[r] = owned.back().get();
+            recv_counts[r] = 1;
+        }
+
+        // The window's bytes as runs of the independent engine (touching pieces merged).
+        runs_.clear();
+        for (const aggregation::Range &range : ranges)
+            runs_.push_back(Run{range.lo, static_cast<std::size_t>(range.hi - range.lo),
+                                window + (range.lo - window_lo)});
+        auto move_window = [&] {
+            if (aggregator && !error && !runs_.empty()) {
+                IoRequest request = IoRequest::runs(runs_);
+                request.mark_metadata(metadata); // (no handle of its own for metadata: as for the ranks)
+                error = capture([&] { ctx_.independent->move(request, dir, true); });
+            }
+        };
+        if (dir == Direction::Write) {
+            check_mpi(MPI_Alltoallw(MPI_BOTTOM, send_counts.data(), zeros.data(), send_types.data(), window,
+                                    recv_counts.data(), zeros.data(), recv_types.data(), ctx_.comm),
+                      "MPI_Alltoallw (aggregation data)");
+            if (reorder) { // the pieces as received, rank by rank, into their places
+                const char *piece = window + span;
+                for (const auto &groups : from)
+                    for (const aggregation::Group &g : groups)
+                        for (std::uint64_t k = 0; k < g.count; ++k, piece += g.len)
+                            std::memmove(window + (g.addr + k * g.stride - window_lo), piece, g.len);
+            }
+            move_window();
+        } else {
+            move_window();
+            // Reversed: the window's places go out, this rank's memory takes them in.
+            check_mpi(MPI_Alltoallw(window, recv_counts.data(), zeros.data(), recv_types.data(), MPI_BOTTOM,
+                                    send_counts.data(), zeros.data(), send_types.data(), ctx_.comm),
+                      "MPI_Alltoallw (aggregation data)");
+        }
+        io.count_collective_call();
+    }
+
+    if (dir == Direction::Write && ctx_.sync_after_write) {
+        std::optional<Error> sync_error = capture([&] { io.sync(); });
+        if (!error)
+            error = std::move(sync_error);
+        io.count_collective_call();
+    }
+    agree(ctx_.comm, error); // every rank fails together: none waits for another's next call
+    io.count_collective_call();
+    if (dir == Direction::Write) {
+        if (!mine.empty())
+            io.set_eof(std::max(io.eof(), mine.end()));
+        packed_.release_above(ctx_.aggregation_window); // (a whole transfer's copy is not kept)
+        return;
+    }
+    if (packed) {
+        int position = 0;
+        check_mpi(MPI_Unpack(segments_.front().mem, static_cast<int>(mine.bytes()), &position, memory->base,
+                             memory->count, memory->type, ctx_.comm),
+                  "MPI_Unpack (aggregation)");
+    }
+    mine.copy_duplicates(!ctx_.host_copies);
+    packed_.release_above(ctx_.aggregation_window); // (a whole transfer's copy is not kept)
+}
+
+} // namespace mpiio

@@ -1,0 +1,106 @@
+// The aggregating route's plan (docs/decisions.md D20): a collective transfer whose bytes a few
+// aggregator ranks move, one per node, so that the file sees few writers each making long calls
+// (on shared storage every writer of a file costs the servers lock traffic and small calls).
+//
+// The ranks' common range is cut into windows of `window` bytes, dealt out to the aggregators in
+// turn: in round r, aggregator index a owns [base + (r * A + a) * window, + window). Each round
+// every rank sends (writes) or receives (reads) the pieces of its segments inside each window to
+// or from its owner, who moves the window's bytes with its own calls. So an aggregator holds at
+// most one window at a time, and every rank goes through the same rounds (the plan depends only
+// on what every rank knows: the range and the aggregators).
+//
+// Pure and local: identical inputs give the identical plan on every rank.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace mpiio::aggregation {
+
+// One contiguous stretch of a rank's transfer: `len` bytes at file address `addr`, memory `mem`.
+struct Segment {
+    std::uint64_t addr = 0;
+    char *mem = nullptr;
+    std::uint64_t len = 0;
+};
+
+struct Plan {
+    std::size_t aggregators = 1; // A: how many ranks own windows (at least 1)
+    std::uint64_t base = 0;      // round 0's first window starts here (a multiple of `window`)
+    std::uint64_t window = 1;    // bytes per aggregator per round
+    std::uint64_t rounds = 0;    // 0 when no rank moves a byte
+
+    std::uint64_t round_lo(std::uint64_t round) const { return base + round * aggregators * window; }
+    std::uint64_t round_hi(std::uint64_t round) const { return round_lo(round + 1); }
+};
+
+// The plan for the ranks' common range [lo, hi) (lo == hi: nothing moves).
+Plan make_plan(std::uint64_t lo, std::uint64_t hi, std::size_t aggregators, std::uint64_t window);
+
+// A rank's segments, in ascending file order, handed out round by round: each round takes the
+// parts of the segments that lie inside it (a segment crossing windows is split at their edges).
+class SegmentCursor {
+public:
+    explicit SegmentCursor(std::span<const Segment> segments) : segments_(segments) {}
+
+    // Local. Calls emit(aggregator index, Segment) for every part inside round `round`, in
+    // ascending file order (so by ascending aggregator index), and moves past them. Rounds are
+    // taken in increasing order.
+    template <class Emit> void take_round(const Plan &plan, std::uint64_t round, Emit &&emit) {
+        const std::uint64_t round_lo = plan.round_lo(round), round_hi = plan.round_hi(round);
+        while (next_ < segments_.size()) {
+            const Segment &s = segments_[next_];
+            const std::uint64_t addr = s.addr + done_;
+            if (addr >= round_hi)
+                return;
+            const std::size_t owner = static_cast<std::size_t>((addr - round_lo) / plan.window);
+            const std::uint64_t window_end = round_lo + (owner + 1) * plan.window;
+            const std::uint64_t len = std::min(s.len - done_, window_end - addr);
+            emit(owner, Segment{addr, s.mem + done_, len});
+            done_ += len;
+            if (done_ == s.len) {
+                ++next_;
+                done_ = 0;
+            }
+        }
+    }
+
+private:
+    std::span<const Segment> segments_;
+    std::size_t next_ = 0;
+    std::uint64_t done_ = 0; // bytes of segments_[next_] already taken
+};
+
+// Pieces of one length at one file stride and one memory stride, as one entry: what a rank tells
+// an aggregator and what each builds a datatype from, so that a strided selection's pieces (an
+// element each) cost a few words and one vector type per window, not a pair and a block each.
+struct Group {
+    std::uint64_t addr = 0;   // the first piece's file address
+    std::uint64_t len = 0;    // each piece's length
+    std::uint64_t stride = 0; // file distance from one piece to the next (count > 1: at least len)
+    std::uint64_t count = 1;
+    char *mem = nullptr; // the first piece's memory (the sender's side only)
+    std::int64_t mem_stride = 0;
+
+    std::uint64_t end() const { return addr + (count - 1) * stride + len; }
+};
+inline constexpr std::size_t kGroupWords = 4; // addr, len, stride, count
+
+// Local. Appends `s` to `groups`, extending the last group when `s` continues its strides.
+void append_grouped(std::vector<Group> &groups, const Segment &s);
+
+// Which ranks aggregate: the lowest rank of each node (`node_leader[r]`: rank r is its node's
+// lowest), at most `limit` of them (evenly spread over the list) when `limit` > 0.
+std::vector<int> choose_aggregators(std::span<const int> node_leader, std::size_t limit);
+
+// The byte ranges an aggregator's window must move, from the groups the ranks sent (kGroupWords
+// words each; any order, possibly overlapping): sorted, with touching and overlapping pieces
+// merged.
+struct Range {
+    std::uint64_t lo = 0, hi = 0;
+};
+std::vector<Range> merge_pieces(std::span<const std::int64_t> group_words);
+
+} // namespace mpiio::aggregation

@@ -1,0 +1,167 @@
+// The aggregating route's plan (collective/aggregation.hpp): windows, rounds, how a rank's segments
+// are cut between aggregators, which ranks aggregate, and the runs an aggregator moves.
+#include "collective/aggregation.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
+
+namespace {
+
+using namespace mpiio::aggregation;
+
+struct Taken {
+    std::uint64_t round;
+    std::size_t owner;
+    Segment piece;
+};
+
+std::vector<Taken> take_all(const Plan &plan, const std::vector<Segment> &segments) {
+    SegmentCursor cursor(segments);
+    std::vector<Taken> taken;
+    for (std::uint64_t r = 0; r < plan.rounds; ++r)
+        cursor.take_round(plan, r, [&](std::size_t owner, const Segment &s) {
+            taken.push_back({r, owner, s});
+        });
+    return taken;
+}
+
+TEST(Aggregation, PlanCoversTheRangeFromAWindowBoundary) {
+    const Plan p = make_plan(1000, 5000, 2, 1024);
+    EXPECT_EQ(p.base, 0u);
+    EXPECT_EQ(p.rounds, 3u); // 2 windows of 1 KiB per round up to 5000
+    EXPECT_EQ(p.round_lo(1), 2048u);
+    EXPECT_EQ(make_plan(7, 7, 4, 1024).rounds, 0u) << "nothing moves: no round";
+    EXPECT_EQ(make_plan(0, 1, 0, 0).aggregators, 1u);
+}
+
+TEST(Aggregation, SegmentsAreCutAtWindowEdges) {
+    const Plan p = make_plan(0, 4096, 2, 1024);
+    char memory[4096];
+    const std::vector<Segment> segments{{100, memory, 1000}, {1500, memory + 1000, 2000}};
+    const auto taken = take_all(p, segments);
+    ASSERT_EQ(taken.size(), 5u);
+    // [100, 1100): window 0 of round 0 to 1024, then window 1.
+    EXPECT_EQ(taken[0].round, 0u);
+    EXPECT_EQ(taken[0].owner, 0u);
+    EXPECT_EQ(taken[0].piece.addr, 100u);
+    EXPECT_EQ(taken[0].piece.len, 924u);
+    EXPECT_EQ(taken[1].owner, 1u);
+    EXPECT_EQ(taken[1].piece.addr, 1024u);
+    EXPECT_EQ(taken[1].piece.mem, memory + 924);
+    // [1500, 3500): the rest of window 1, then round 1's window 0 ([2048, 3072)), then its window 1.
+    EXPECT_EQ(taken[2].piece.addr, 1500u);
+    EXPECT_EQ(taken[2].piece.len, 548u);
+    EXPECT_EQ(taken[2].piece.mem, memory + 1000);
+    EXPECT_EQ(taken[3].round, 1u);
+    EXPECT_EQ(taken[3].owner, 0u);
+    EXPECT_EQ(taken[3].piece.len, 1024u);
+    EXPECT_EQ(taken[4].round, 1u);
+    EXPECT_EQ(taken[4].owner, 1u);
+    EXPECT_EQ(taken[4].piece.addr, 3072u);
+    EXPECT_EQ(taken[4].piece.len, 428u);
+}
+
+// Every byte of every segment is handed out exactly once, in order, to the aggregator whose window
+// holds it, for random segments, window sizes and aggregator counts.
+TEST(Aggregation, EveryByteGoesToTheWindowThatHoldsIt) {
+    std::uint64_t state = 0x2545f4914f6cdd1dULL;
+    auto next = [&](std::uint64_t n) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return state % n;
+    };
+    static char memory[1 << 16];
+    for (int trial = 0; trial < 2000; ++trial) {
+        std::vector<Segment> segments;
+        std::uint64_t at = next(5000), used = 0;
+        const int n = static_cast<int>(next(20));
+        for (int i = 0; i < n; ++i) {
+            const std::uint64_t len = 1 + next(3000);
+            if (used + len > sizeof memory)
+                break;
+            segments.push_back({at, memory + used, len});
+            used += len;
+            at += len + next(3) * next(2000);
+        }
+        const std::uint64_t lo = segments.empty() ? 0 : segments.front().addr;
+        const std::uint64_t hi = segments.empty() ? 0 : segments.back().addr + segments.back().len;
+        const Plan p = make_plan(lo, hi, 1 + next(5), 1 + next(4096));
+        const auto taken = take_all(p, segments);
+        std::uint64_t total = 0;
+        std::size_t s = 0;
+        std::uint64_t done = 0;
+        for (const Taken &t : taken) {
+            ASSERT_LT(t.owner, p.aggregators);
+            const std::uint64_t window_lo = p.round_lo(t.round) + t.owner * p.window;
+            ASSERT_GE(t.piece.addr, window_lo) << "trial " << trial;
+            ASSERT_LE(t.piece.addr + t.piece.len, window_lo + p.window) << "trial " << trial;
+            // In order: the next bytes of the current segment.
+            ASSERT_LT(s, segments.size());
+            ASSERT_EQ(t.piece.addr, segments[s].addr + done) << "trial " << trial;
+            ASSERT_EQ(t.piece.mem, segments[s].mem + done) << "trial " << trial;
+            done += t.piece.len;
+            total += t.piece.len;
+            if (done == segments[s].len) {
+                ++s;
+                done = 0;
+            }
+        }
+        EXPECT_EQ(total, used) << "trial " << trial;
+        EXPECT_EQ(s, segments.size()) << "trial " << trial;
+    }
+}
+
+TEST(Aggregation, OneAggregatorPerNodeAtMostTheLimit) {
+    const std::vector<int> leaders{1, 0, 0, 1, 0, 1, 0, 1};
+    EXPECT_EQ(choose_aggregators(leaders, 0), (std::vector<int>{0, 3, 5, 7}));
+    EXPECT_EQ(choose_aggregators(leaders, 2), (std::vector<int>{0, 5}));
+    EXPECT_EQ(choose_aggregators(std::vector<int>{0, 0}, 0), (std::vector<int>{0}));
+}
+
+TEST(Aggregation, PiecesMergeIntoSortedRuns) {
+    // (address, length, stride, count) groups from several ranks: out of order, touching,
+    // overlapping (reads), strided.
+    const std::vector<std::int64_t> groups{300, 50, 0, 1, 0,   100, 0, 1, 100, 20, 0,  1, 200, 10, 0,  1,
+                                           205, 50, 0, 1, 400, 0,   0, 1, 500, 10, 20, 3, 600, 10, 10, 2};
+    const auto runs = merge_pieces(groups);
+    ASSERT_EQ(runs.size(), 7u);
+    EXPECT_EQ(runs[0].lo, 0u);
+    EXPECT_EQ(runs[0].hi, 120u);
+    EXPECT_EQ(runs[1].lo, 200u);
+    EXPECT_EQ(runs[1].hi, 255u);
+    EXPECT_EQ(runs[2].lo, 300u);
+    EXPECT_EQ(runs[2].hi, 350u);
+    EXPECT_EQ(runs[3].lo, 500u); // 500, 520, 540: three pieces of 10
+    EXPECT_EQ(runs[3].hi, 510u);
+    EXPECT_EQ(runs[5].lo, 540u);
+    EXPECT_EQ(runs[6].lo, 600u); // touching pieces: one range
+    EXPECT_EQ(runs[6].hi, 620u);
+}
+
+// Pieces of one length at one file and one memory stride become one group; anything else starts a
+// new one. Every piece is in exactly one group, at its place.
+TEST(Aggregation, StridedPiecesGroup) {
+    char m[1000];
+    std::vector<Group> g;
+    for (int k = 0; k < 5; ++k) // every other 4-byte element, memory packed
+        append_grouped(g, Segment{100 + 8 * static_cast<std::uint64_t>(k), m + 4 * k, 4});
+    append_grouped(g, Segment{141, m + 20, 4}); // file stride breaks
+    append_grouped(g, Segment{150, m + 30, 8}); // length breaks
+    append_grouped(g, Segment{158, m + 38, 8}); // touching: a group of stride == len
+    ASSERT_EQ(g.size(), 3u);
+    EXPECT_EQ(g[0].addr, 100u);
+    EXPECT_EQ(g[0].count, 5u);
+    EXPECT_EQ(g[0].stride, 8u);
+    EXPECT_EQ(g[0].mem_stride, 4);
+    EXPECT_EQ(g[0].end(), 136u);
+    EXPECT_EQ(g[1].addr, 141u);
+    EXPECT_EQ(g[1].count, 1u);
+    EXPECT_EQ(g[2].count, 2u);
+    EXPECT_EQ(g[2].stride, 8u);
+    EXPECT_EQ(g[2].end(), 166u);
+}
+
+} // namespace

@@ -2,15 +2,14 @@
 // aggregation.hpp). Every rank sends its pieces of each window to the window's aggregator (a
 // write) or receives them from it (a read) with MPI datatypes over its own memory, and each
 // aggregator moves its window's bytes through the independent engine: long calls, holes between
-// the ranks' pieces bridged where the cost model says so (no other rank writes inside a window
-// meanwhile: a write takes this route only for disjoint extents). An aggregator's failed call
+// the ranks' pieces bridged where the cost model says so (no rank writes those holes in the
+// transfer, and no other transfer runs meanwhile). An aggregator's failed call
 // does not leave the others waiting: every rank goes through every round, and one agreement at
 // the end fails the transfer on every rank.
 #include "collective/aggregation.hpp"
 #include "collective/collective_engine.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <cstring>
 
@@ -84,8 +83,7 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
     MpiIo &io = *ctx_.io;
     const std::vector<int> &aggs = aggregators();
     const aggregation::Plan plan = aggregation::make_plan(lo, hi, aggs.size(), ctx_.aggregation_window);
-    const auto me = std::find(aggs.begin(), aggs.end(), ctx_.rank);
-    const bool aggregator = me != aggs.end();
+    const bool aggregator = std::find(aggs.begin(), aggs.end(), ctx_.rank) != aggs.end();
 
     // The library's own memory datatype (selection I/O off; its file side is one range) has no
     // segments to walk: its bytes go through a packed copy, made and unpacked by MPI.
@@ -152,27 +150,26 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
                   "MPI_Alltoallv (aggregation pieces)");
         io.count_collective_call();
         io.count_collective_call();
-        std::vector<std::vector<aggregation::Group>> from(ranks);
-        for (std::size_t r = 0; r < ranks; ++r)
-            for (int w = 0; w < recv_words[r]; w += static_cast<int>(aggregation::kGroupWords)) {
-                const std::int64_t *d = &recv_desc[static_cast<std::size_t>(recv_word_at[r] + w)];
-                from[r].push_back({static_cast<std::uint64_t>(d[0]), static_cast<std::uint64_t>(d[1]),
-                                   static_cast<std::uint64_t>(d[2]), static_cast<std::uint64_t>(d[3]),
-                                   nullptr, 0});
-            }
+        // The groups received, in rank order (rank r's start at recv_word_at[r] / kGroupWords).
+        std::vector<aggregation::Group> from;
+        for (std::size_t w = 0; w + aggregation::kGroupWords <= recv_desc.size();
+             w += aggregation::kGroupWords)
+            from.push_back({static_cast<std::uint64_t>(recv_desc[w]),
+                            static_cast<std::uint64_t>(recv_desc[w + 1]),
+                            static_cast<std::uint64_t>(recv_desc[w + 2]),
+                            static_cast<std::uint64_t>(recv_desc[w + 3]), nullptr, 0});
 
         // The aggregator's window: the span of the pieces it received, in its own buffer. Pieces
         // of different ranks that overlap (a write of the same bytes by two ranks, which MPI
         // leaves undefined) may not land in one receive buffer: they are received one after the
         // other behind the window and copied into it in rank order, the highest rank's last.
         std::uint64_t window_lo = UINT64_MAX, window_hi = 0, received = 0, covered = 0;
-        for (const auto &groups : from)
-            for (const aggregation::Group &g : groups) {
-                window_lo = std::min(window_lo, g.addr);
-                window_hi = std::max(window_hi, g.end());
-                received += g.count * g.len;
-            }
-        const std::vector<aggregation::Range> ranges = aggregation::merge_pieces(recv_desc);
+        for (const aggregation::Group &g : from) {
+            window_lo = std::min(window_lo, g.addr);
+            window_hi = std::max(window_hi, g.end());
+            received += g.count * g.len;
+        }
+        const std::vector<aggregation::Range> ranges = aggregation::merge_pieces(from);
         for (const aggregation::Range &range : ranges)
             covered += range.hi - range.lo;
         const bool reorder = dir == Direction::Write && received > covered;
@@ -195,7 +192,7 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
         }
         std::uint64_t behind = span; // where the next group lands when reordering
         for (std::size_t r = 0; r < ranks; ++r) {
-            if (from[r].empty())
+            if (recv_words[r] == 0)
                 continue;
             auto place = [&](const aggregation::Group &g) {
                 if (!reorder)
@@ -204,7 +201,10 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
                 behind += g.count * g.len;
                 return at;
             };
-            owned.push_back(groups_type(from[r], place, false, reorder));
+            const std::span<const aggregation::Group> rank_groups(
+                from.data() + recv_word_at[r] / aggregation::kGroupWords,
+                static_cast<std::size_t>(recv_words[r]) / aggregation::kGroupWords);
+            owned.push_back(groups_type(rank_groups, place, false, reorder));
             recv_types[r] = owned.back().get();
             recv_counts[r] = 1;
         }
@@ -227,10 +227,9 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
                       "MPI_Alltoallw (aggregation data)");
             if (reorder) { // the pieces as received, rank by rank, into their places
                 const char *piece = window + span;
-                for (const auto &groups : from)
-                    for (const aggregation::Group &g : groups)
-                        for (std::uint64_t k = 0; k < g.count; ++k, piece += g.len)
-                            std::memmove(window + (g.addr + k * g.stride - window_lo), piece, g.len);
+                for (const aggregation::Group &g : from)
+                    for (std::uint64_t k = 0; k < g.count; ++k, piece += g.len)
+                        std::memmove(window + (g.addr + k * g.stride - window_lo), piece, g.len);
             }
             move_window();
         } else {
@@ -243,27 +242,21 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
         io.count_collective_call();
     }
 
-    if (dir == Direction::Write && ctx_.sync_after_write) {
-        std::optional<Error> sync_error = capture([&] { io.sync(); });
-        if (!error)
-            error = std::move(sync_error);
-        io.count_collective_call();
-    }
+    if (dir == Direction::Write)
+        sync_after_collective_write(error);
     agree(ctx_.comm, error); // every rank fails together: none waits for another's next call
     io.count_collective_call();
-    if (dir == Direction::Write) {
-        if (!mine.empty())
-            io.set_eof(std::max(io.eof(), mine.end()));
-        packed_.release_above(ctx_.aggregation_window); // (a whole transfer's copy is not kept)
-        return;
+    if (dir == Direction::Write && !mine.empty()) {
+        io.set_eof(std::max(io.eof(), mine.end()));
+    } else if (dir == Direction::Read) {
+        if (packed) {
+            int position = 0;
+            check_mpi(MPI_Unpack(segments_.front().mem, static_cast<int>(mine.bytes()), &position,
+                                 memory->base, memory->count, memory->type, ctx_.comm),
+                      "MPI_Unpack (aggregation)");
+        }
+        mine.copy_duplicates(!ctx_.host_copies);
     }
-    if (packed) {
-        int position = 0;
-        check_mpi(MPI_Unpack(segments_.front().mem, static_cast<int>(mine.bytes()), &position, memory->base,
-                             memory->count, memory->type, ctx_.comm),
-                  "MPI_Unpack (aggregation)");
-    }
-    mine.copy_duplicates(!ctx_.host_copies);
     packed_.release_above(ctx_.aggregation_window); // (a whole transfer's copy is not kept)
 }
 

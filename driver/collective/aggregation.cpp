@@ -54,21 +54,17 @@ void append_grouped(std::vector<Group> &groups, const Segment &s) {
     groups.push_back(Group{s.addr, s.len, 0, 1, s.mem, 0});
 }
 
-std::vector<Range> merge_pieces(std::span<const std::int64_t> words) {
+std::vector<Range> merge_pieces(std::span<const Group> groups) {
     std::vector<Range> ranges;
-    for (std::size_t i = 0; i + kGroupWords <= words.size(); i += kGroupWords) {
-        const auto addr = static_cast<std::uint64_t>(words[i]),
-                   len = static_cast<std::uint64_t>(words[i + 1]);
-        const auto stride = static_cast<std::uint64_t>(words[i + 2]);
-        const auto count = static_cast<std::uint64_t>(words[i + 3]);
-        if (len == 0)
+    for (const Group &g : groups) {
+        if (g.len == 0)
             continue;
-        if (count == 1 || stride == len) { // touching pieces: one range
-            ranges.push_back({addr, addr + (count - 1) * stride + len});
+        if (g.count == 1 || g.stride == g.len) { // touching pieces: one range
+            ranges.push_back({g.addr, g.end()});
             continue;
         }
-        for (std::uint64_t k = 0; k < count; ++k)
-            ranges.push_back({addr + k * stride, addr + k * stride + len});
+        for (std::uint64_t k = 0; k < g.count; ++k)
+            ranges.push_back({g.addr + k * g.stride, g.addr + k * g.stride + g.len});
     }
     std::sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return a.lo < b.lo; });
     std::vector<Range> merged;

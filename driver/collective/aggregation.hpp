@@ -95,12 +95,11 @@ void append_grouped(std::vector<Group> &groups, const Segment &s);
 // lowest), at most `limit` of them (evenly spread over the list) when `limit` > 0.
 std::vector<int> choose_aggregators(std::span<const int> node_leader, std::size_t limit);
 
-// The byte ranges an aggregator's window must move, from the groups the ranks sent (kGroupWords
-// words each; any order, possibly overlapping): sorted, with touching and overlapping pieces
-// merged.
+// The byte ranges an aggregator's window must move, from the groups the ranks sent (any order,
+// possibly overlapping): sorted, with touching and overlapping pieces merged.
 struct Range {
     std::uint64_t lo = 0, hi = 0;
 };
-std::vector<Range> merge_pieces(std::span<const std::int64_t> group_words);
+std::vector<Range> merge_pieces(std::span<const Group> groups);
 
 } // namespace mpiio::aggregation

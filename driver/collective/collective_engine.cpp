@@ -166,10 +166,8 @@ void CollectiveEngine::mpi_route(IoRequest &mine, Direction dir, bool all_contig
         keep_first(capture([&] { io.shared_write(offset, memory, individual, mine.end()); }));
     if (view)
         keep_first(capture([&] { io.reset_view(ctx_.hints); }));
-    if (dir == Direction::Write && !individual && ctx_.sync_after_write) {
-        keep_first(capture([&] { io.sync(); }));
-        io.count_collective_call();
-    }
+    if (dir == Direction::Write && !individual)
+        sync_after_collective_write(local);
     if (local) {
         if (dir == Direction::Write)
             ctx_.failed_writes->remember(*local);
@@ -188,14 +186,8 @@ void CollectiveEngine::independent_route(IoRequest &mine, Direction dir, bool di
         return;
     }
     std::optional<Error> error = capture([&] { ctx_.independent->move(mine, dir, disjoint); });
-    // Where the MPI-IO layer says writes are not visible to other ranks until synced, a collective
-    // write syncs on this route too, as on the MPI route (every rank is here: the call matches).
-    if (ctx_.sync_after_write) {
-        std::optional<Error> sync_error = capture([&] { io.sync(); });
-        if (!error)
-            error = std::move(sync_error);
-        io.count_collective_call();
-    }
+    // (every rank is here: the sync's call matches)
+    sync_after_collective_write(error);
     // Posted on every rank, failed or not, once its own bytes are written (see settle(); the
     // transfer settled the last one first: a request overwritten here would never complete).
     if (pending_barrier_ != MPI_REQUEST_NULL)
@@ -206,6 +198,18 @@ void CollectiveEngine::independent_route(IoRequest &mine, Direction dir, bool di
         ctx_.failed_writes->remember(*error);
         throw *error;
     }
+}
+
+// Collective (every rank of a collective write calls it, on every route). Where the MPI-IO layer
+// says writes are not visible to other ranks until synced, MPI_File_sync; its error becomes
+// `error` unless that already holds one.
+void CollectiveEngine::sync_after_collective_write(std::optional<Error> &error) {
+    if (!ctx_.sync_after_write)
+        return;
+    std::optional<Error> sync_error = capture([&] { ctx_.io->sync(); });
+    if (!error)
+        error = std::move(sync_error);
+    ctx_.io->count_collective_call();
 }
 
 // Collective. Before an MPI collective write with holes: extends the file to the EOA when the EOA

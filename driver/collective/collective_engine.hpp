@@ -11,9 +11,9 @@
 //      bridge holes only when no two ranks' extents overlap), then an MPI_Ibarrier that the file's
 //      next transfer completes first; or the aggregating route (aggregate_route.cpp) - a few
 //      aggregator ranks move every rank's bytes window by window, then one agreement; or the MPI
-//      route - the file extended to the EOA when it grew
-//      (holes then read as zeros), one MPI_File_{read,write}_at_all with the byte view when every
-//      rank is contiguous, else set_view + *_all + view reset.
+//      route - the file extended to the EOA when it grew (holes then read as zeros), one
+//      MPI_File_{read,write}_at_all with the byte view when every rank is contiguous, else
+//      set_view + *_all + view reset.
 //
 // The library's "rank 0 reads, the others receive" request skips all that: rank 0 reads through
 // the independent engine and broadcasts.
@@ -95,6 +95,7 @@ private:
     void aggregate_route(IoRequest &mine, Direction dir, std::uint64_t lo, std::uint64_t hi);
     const std::vector<int> &aggregators();
     std::optional<Error> extend_to_eoa();
+    void sync_after_collective_write(std::optional<Error> &error);
 
     void make_summary_reduction();
 

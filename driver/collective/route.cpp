@@ -136,12 +136,16 @@ std::optional<Decision> decide_from_summary(const ExtentSummary &s, CollectiveRo
     Decision d;
     d.all_contiguous = s.all_contiguous != 0;
     const bool all_capable = s.all_capable != 0;
-    const bool aggregate = policy == CollectiveRoute::Aggregate && !individual_io;
+    if (policy == CollectiveRoute::Aggregate && !individual_io) {
+        // aggregated whatever the extents (`disjoint` goes unused), or MPI collective I/O where a
+        // rank needs a file view
+        d.aggregate = all_capable;
+        d.disjoint = !s.any || s.ordered;
+        return d;
+    }
     if (!s.any || s.ordered) { // what decide() finds for ascending extents
         d.disjoint = true;
-        d.independent =
-            all_capable && (individual_io || (policy != CollectiveRoute::Collective && !aggregate));
-        d.aggregate = all_capable && aggregate;
+        d.independent = all_capable && (individual_io || policy != CollectiveRoute::Collective);
         return d;
     }
     const auto span = static_cast<unsigned __int128>(s.max_hi - s.min_lo);
@@ -151,10 +155,6 @@ std::optional<Decision> decide_from_summary(const ExtentSummary &s, CollectiveRo
     const bool forced = individual_io || policy == CollectiveRoute::Independent;
     if (!all_capable || (policy == CollectiveRoute::Collective && !individual_io)) {
         d.independent = false; // the MPI route whatever the extents: `disjoint` goes unused
-        return d;
-    }
-    if (aggregate) { // aggregated whatever the extents (`disjoint` goes unused)
-        d.aggregate = true;
         return d;
     }
     if (forced) { // the independent route; writes need to know whether holes may be bridged

@@ -41,12 +41,12 @@ struct OwnHandleSettings {
     bool any_layer = false;         // view_writes=on: also where views save no call (mpi_layer.hpp)
 };
 
-// One data call, as a test sees it (MpiIo::record_calls): 'r' / 'w' an independent read / write
-// on the shared handle, 'v' a view write on the rank's own handle, 'R' / 'W' a collective (or
-// individual) read / write under the shared handle's view.
 // The route a collective transfer took (collective_engine.hpp), as the statistics count it.
 enum class RouteTaken { Independent, Mpi, Aggregated };
 
+// One data call, as a test sees it (MpiIo::record_calls): 'r' / 'w' an independent read / write
+// on the shared handle, 'v' a view write on the rank's own handle, 'R' / 'W' a collective (or
+// individual) read / write under the shared handle's view.
 struct CallRecord {
     char kind = 0;
     haddr_t addr = 0; // file address (for 'R' / 'W': the offset given to the call)

@@ -97,7 +97,7 @@ std::string config_json_keys();
 // check that parsing the documented defaults gives Config{}.
 std::string config_default_text();
 
-// The configuration's name of a route policy ("auto", "collective", "independent").
+// The configuration's name of a route policy ("auto", "collective", "independent", "aggregate").
 std::string route_name(CollectiveRoute route);
 
 // 64-bit FNV-1a hash (used to compare canonical configurations across ranks).

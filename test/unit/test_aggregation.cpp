@@ -2,6 +2,8 @@
 // are cut between aggregators, which ranks aggregate, and the runs an aggregator moves.
 #include "collective/aggregation.hpp"
 
+#include "xorshift.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -66,13 +68,7 @@ TEST(Aggregation, SegmentsAreCutAtWindowEdges) {
 // Every byte of every segment is handed out exactly once, in order, to the aggregator whose window
 // holds it, for random segments, window sizes and aggregator counts.
 TEST(Aggregation, EveryByteGoesToTheWindowThatHoldsIt) {
-    std::uint64_t state = 0x2545f4914f6cdd1dULL;
-    auto next = [&](std::uint64_t n) {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        return state % n;
-    };
+    mpiio_test::XorShift next(0x2545f4914f6cdd1dULL);
     static char memory[1 << 16];
     for (int trial = 0; trial < 2000; ++trial) {
         std::vector<Segment> segments;
@@ -124,8 +120,8 @@ TEST(Aggregation, OneAggregatorPerNodeAtMostTheLimit) {
 TEST(Aggregation, PiecesMergeIntoSortedRuns) {
     // (address, length, stride, count) groups from several ranks: out of order, touching,
     // overlapping (reads), strided.
-    const std::vector<std::int64_t> groups{300, 50, 0, 1, 0,   100, 0, 1, 100, 20, 0,  1, 200, 10, 0,  1,
-                                           205, 50, 0, 1, 400, 0,   0, 1, 500, 10, 20, 3, 600, 10, 10, 2};
+    const std::vector<Group> groups{{300, 50, 0, 1}, {0, 100, 0, 1}, {100, 20, 0, 1},  {200, 10, 0, 1},
+                                    {205, 50, 0, 1}, {400, 0, 0, 1}, {500, 10, 20, 3}, {600, 10, 10, 2}};
     const auto runs = merge_pieces(groups);
     ASSERT_EQ(runs.size(), 7u);
     EXPECT_EQ(runs[0].lo, 0u);

@@ -1,6 +1,8 @@
 // route::decide: the per-operation route choice of collective transfers, as tables.
 #include "collective/route.hpp"
 
+#include "xorshift.hpp"
+
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -171,13 +173,7 @@ mpiio::route::ExtentSummary summary_of(const std::vector<std::int64_t> &w) {
 }
 
 TEST(Route, SummaryDecidesAsTheFullExchangeDoes) {
-    std::uint64_t state = 0x9e3779b97f4a7c15ULL;
-    auto next = [&](std::uint64_t n) {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        return state % n;
-    };
+    mpiio_test::XorShift next(0x9e3779b97f4a7c15ULL);
     const std::int64_t kFlags[] = {kPlain, kStrided, kNeedsView};
     const CollectiveRoute kPolicies[] = {CollectiveRoute::Auto, CollectiveRoute::Collective,
                                          CollectiveRoute::Independent, CollectiveRoute::Aggregate};

@@ -24,8 +24,7 @@
 #   openmpi-1.14.5   every test, Open MPI 4.1 (OMPIO and ROMIO), stock HDF5 1.14.5
 #   mpich-1.14.5     every test, MPICH 4.0 (ROMIO), the MPI suites on 1-2 ranks
 #   openmpi-1.14.6   stock HDF5 1.14.6 with Open MPI: data-path suites and conformance, 2 and 4 ranks
-#   mpich-1.14.6     stock HDF5 1.14.6 with MPICH: data-path suites on 2 ranks
-#   forced-routes    Open MPI + 1.14.5 MPI suites with collective_route forced each way, 2 and 4 ranks
+#   forced-routes    Open MPI + 1.14.5 MPI suites with collective_route forced each way, 4 ranks
 #   trixie-openmpi   Debian 13: Open MPI 5.0 (OMPIO, romio341), HDF5 1.14.5; data-path suites, 1, 2, 4 ranks
 #   trixie-mpich     Debian 13: MPICH 4.2, HDF5 1.14.5; data-path suites, 1-4 ranks
 #   sid-openmpi      Debian unstable: Open MPI 6.0 (OMPIO), HDF5 2.2.0; data-path suites, 1-4 ranks
@@ -54,8 +53,11 @@ run_config() {
   [ "$suite" != bookworm ] || hdf5_args=(--hdf5 "$hdf5")
   other=$([ "$family" = openmpi ] && echo mpich || echo openmpi)
   build=$(scripts/build.sh --stack "$stack" "${hdf5_args[@]}" | tail -n 1) && [ -n "$build" ] || return 1
-  # The foreign-MPI tests load the other family's plugin into this build's HDF5.
-  scripts/build.sh --stack "$suite-$other" "${hdf5_args[@]}" --target h5fd_mpiio >/dev/null || return 1
+  # The foreign-MPI tests load the other family's plugin into this build's HDF5 (FOREIGN_PLUGIN=no:
+  # a stage that leaves those tests out skips that build, and the other family's stock HDF5).
+  if [ "${FOREIGN_PLUGIN:-yes}" = yes ]; then
+    scripts/build.sh --stack "$suite-$other" "${hdf5_args[@]}" --target h5fd_mpiio >/dev/null || return 1
+  fi
   echo "[test] ctest in $build ($stack${hdf5_args[*]:+, HDF5 $hdf5}) $*" >&2
   # MPI suites oversubscribe 2 cores with 4 ranks; they run one at a time (RUN_SERIAL).
   ctest --test-dir "$build" --output-on-failure --timeout 1800 "$@"
@@ -126,22 +128,29 @@ ci_mpich_1145() { run_config bookworm-mpich 1.14.5 -LE 'hydra-ucx|scale_by_hand'
 # HDF5 1.14.6 with Open MPI: what the release can change, the data-path suites and HDF5's own
 # testpar comparison (its own 4 ranks), the MPI suites on 2 ranks: 4 ranks run on 1.14.5 and on
 # every root stack, and what the release changes does not depend on the rank count. Packaging,
-# tools, crash, soak and two-host tests exercise the same code on 1.14.5.
-ci_openmpi_1146() { run_config bookworm-openmpi 1.14.6 -L '^(unit|plugin|mpi|errors|chunkio|selection_io|conformance)$' -E '[.]np[134][.]'; }
-# MPICH 4.0 + 1.14.6: the data-path suites on 2 ranks, one per core.
-ci_mpich_1146() { run_config bookworm-mpich 1.14.6 -L "$DATA_SUITES" -E '[.]np[134][.]'; }
+# tools, crash, soak and two-host tests exercise the same code on 1.14.5, and so do the
+# foreign-MPI tests (which MPI a plugin was built against does not depend on the HDF5 release;
+# leaving them out spares the MPICH 1.14.6 builds). 1.14.6 with MPICH is not a stage of its own:
+# MPICH runs on 1.14.5 here and on HDF5 1.14.5 and 2.2 in the root stacks, 1.14.6 under both of
+# Open MPI's layers here, and the 75 minutes from a clean cache did not leave room for a stock
+# HDF5 build and a project build for that one pairing (docs/stacks.md).
+ci_openmpi_1146() {
+  FOREIGN_PLUGIN=no run_config bookworm-openmpi 1.14.6 \
+    -L '^(unit|plugin|mpi|errors|chunkio|selection_io|conformance)$' -E '[.]np[134][.]|^plugin[.]foreign_mpi[.]'
+}
 # The route of collective transfers forced each way (docs/decisions.md D12, D20): every MPI-launched
-# suite but the error tests (mpi, chunkio, selection_io...), 2 and 4 ranks (1 rank has no other
-# rank's extent to route around; 3 adds nothing 2 and 4 do not to a forced route) under OMPIO and
-# ROMIO, with every file's configuration ending in collective_route=collective, then =independent,
-# then =aggregate (MPIIO_TEST_CONFIG, test/support; on tmpfs `auto` never aggregates, and the dfs
-# stage, where it does under OMPIO, runs 2 and 4 ranks too). Tests that check the route auto takes
-# skip that check when the environment forces one.
+# suite but the error tests (mpi, chunkio, selection_io...), 4 ranks (1 rank has no other rank's
+# extent to route around; 2 and 3 add nothing 4 does not to a forced route, and `auto` takes each
+# route on 2 ranks elsewhere: both local routes in the reference stage, the aggregating one in the
+# dfs stage) under OMPIO and ROMIO, with every file's configuration ending in
+# collective_route=collective, then =independent, then =aggregate (MPIIO_TEST_CONFIG, test/support;
+# on tmpfs `auto` never aggregates). Tests that check the route auto takes skip that check when the
+# environment forces one.
 ci_forced_routes() {
   local policy failed=0
   for policy in collective independent aggregate; do # all run, whatever the first gives
     MPIIO_TEST_CONFIG="collective_route=$policy" run_config bookworm-openmpi 1.14.5 -L '^mpi$' -LE errors \
-      -E '[.]np[13][.]' || failed=1
+      -E '[.]np[123][.]' || failed=1
   done
   return $failed
 }
@@ -176,7 +185,6 @@ STAGES=(
   "openmpi-1.14.5|ci_openmpi_1145"
   "mpich-1.14.5|ci_mpich_1145"
   "openmpi-1.14.6|ci_openmpi_1146"
-  "mpich-1.14.6|ci_mpich_1146"
   "forced-routes|ci_forced_routes"
   "trixie-openmpi|ci_trixie_openmpi"
   "trixie-mpich|ci_trixie_mpich"

@@ -79,7 +79,8 @@ const std::vector<int> &CollectiveEngine::aggregators() {
 }
 
 // Collective. Moves every rank's request through the aggregators, window by window.
-void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint64_t lo, std::uint64_t hi) {
+void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint64_t lo, std::uint64_t hi,
+                                       haddr_t unwritten_from) {
     MpiIo &io = *ctx_.io;
     const std::vector<int> &aggs = aggregators();
     const aggregation::Plan plan = aggregation::make_plan(lo, hi, aggs.size(), ctx_.aggregation_window);
@@ -218,7 +219,7 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
             if (aggregator && !error && !runs_.empty()) {
                 IoRequest request = IoRequest::runs(runs_);
                 request.mark_metadata(metadata); // (no handle of its own for metadata: as for the ranks)
-                error = capture([&] { ctx_.independent->move(request, dir, true); });
+                error = capture([&] { ctx_.independent->move(request, dir, true, unwritten_from); });
             }
         };
         if (dir == Direction::Write) {

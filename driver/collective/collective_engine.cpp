@@ -28,6 +28,7 @@ struct CollectiveEngine::Route {
     bool individual = false;
     bool gapless = false;        // route::gapless() of every rank's extent
     std::int64_t lo = 0, hi = 0; // every rank's extents together (lo == hi: nothing moves)
+    haddr_t unwritten_from = 0;  // no rank ever wrote at or past it (ExtentSummary::written_end)
 };
 
 // Local. The datatype of route::ExtentSummary and its non-commutative reduction (MPI applies it in
@@ -62,6 +63,7 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
     const auto hi = static_cast<std::int64_t>(mine.empty() ? 0 : mine.end());
     local_error = ctx_.failed_writes->with(std::move(local_error));
     route::ExtentSummary summary = route::summarize(lo, hi, flags, ctx_.rank, local_error.has_value());
+    summary.written_end = static_cast<std::int64_t>(ctx_.io->written_end());
     if (!summary_op_)
         make_summary_reduction(); // before the call: every rank needs it, none may skip the call
     route::ExtentSummary all;
@@ -72,6 +74,7 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
     if (summary.failed_rank != INT64_MAX)
         raise_agreed_failure(ctx_.comm, static_cast<int>(summary.failed_rank), local_error);
     r.gapless = route::gapless(summary);
+    r.unwritten_from = static_cast<haddr_t>(summary.written_end);
     if (summary.any) {
         r.lo = summary.min_lo;
         r.hi = summary.max_hi;
@@ -108,7 +111,8 @@ void CollectiveEngine::transfer(IoRequest &mine, Direction dir, std::optional<Er
     const Route r = exchange(mine, dir, std::move(local_error));
     if (r.decision.aggregate) {
         ctx_.io->count_route(RouteTaken::Aggregated);
-        aggregate_route(mine, dir, static_cast<std::uint64_t>(r.lo), static_cast<std::uint64_t>(r.hi));
+        aggregate_route(mine, dir, static_cast<std::uint64_t>(r.lo), static_cast<std::uint64_t>(r.hi),
+                        r.unwritten_from);
         return;
     }
     if (!r.decision.independent) {
@@ -117,7 +121,7 @@ void CollectiveEngine::transfer(IoRequest &mine, Direction dir, std::optional<Er
         return;
     }
     ctx_.io->count_route(RouteTaken::Independent);
-    independent_route(mine, dir, r.decision.disjoint);
+    independent_route(mine, dir, r.decision.disjoint, r.unwritten_from);
 }
 
 // Collective. The library's "rank 0 reads, the others receive" request: it asks for it when every
@@ -178,14 +182,17 @@ void CollectiveEngine::mpi_route(IoRequest &mine, Direction dir, bool all_contig
 }
 
 // Collective (the barrier). Each rank moves its own request; reads may read across holes (they
-// only read), writes rewrite holes only inside disjoint extents.
-void CollectiveEngine::independent_route(IoRequest &mine, Direction dir, bool disjoint) {
+// only read), writes rewrite holes only inside disjoint extents (those at or past `unwritten_from`
+// as zeros, without reading them back).
+void CollectiveEngine::independent_route(IoRequest &mine, Direction dir, bool disjoint,
+                                         haddr_t unwritten_from) {
     MpiIo &io = *ctx_.io;
     if (dir == Direction::Read) {
         ctx_.independent->move(mine, dir, true);
         return;
     }
-    std::optional<Error> error = capture([&] { ctx_.independent->move(mine, dir, disjoint); });
+    std::optional<Error> error =
+        capture([&] { ctx_.independent->move(mine, dir, disjoint, unwritten_from); });
     // (every rank is here: the sync's call matches)
     sync_after_collective_write(error);
     // Posted on every rank, failed or not, once its own bytes are written (see settle(); the

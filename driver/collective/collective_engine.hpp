@@ -90,9 +90,11 @@ private:
     void broadcast_read(IoRequest &mine, std::optional<Error> local_error);
     // `gapless`: the extents tile one range (route::gapless), so a write skips extend_to_eoa.
     void mpi_route(IoRequest &mine, Direction dir, bool all_contiguous, bool individual, bool gapless);
-    void independent_route(IoRequest &mine, Direction dir, bool disjoint);
-    // aggregate_route.cpp. [lo, hi): every rank's extents together.
-    void aggregate_route(IoRequest &mine, Direction dir, std::uint64_t lo, std::uint64_t hi);
+    void independent_route(IoRequest &mine, Direction dir, bool disjoint, haddr_t unwritten_from);
+    // aggregate_route.cpp. [lo, hi): every rank's extents together; no rank ever wrote at or past
+    // `unwritten_from` (the aggregators' holes there are zeros, not read back).
+    void aggregate_route(IoRequest &mine, Direction dir, std::uint64_t lo, std::uint64_t hi,
+                         haddr_t unwritten_from);
     const std::vector<int> &aggregators();
     std::optional<Error> extend_to_eoa();
     void sync_after_collective_write(std::optional<Error> &error);

@@ -95,6 +95,7 @@ ExtentSummary summarize(std::int64_t lo, std::int64_t hi, std::int64_t flags, in
 void combine(const ExtentSummary &left, ExtentSummary &right) {
     ExtentSummary out;
     out.failed_rank = std::min(left.failed_rank, right.failed_rank);
+    out.written_end = std::max(left.written_end, right.written_end);
     out.all_contiguous = left.all_contiguous & right.all_contiguous;
     out.all_capable = left.all_capable & right.all_capable;
     if (!left.any || !right.any) {

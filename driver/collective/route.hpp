@@ -62,6 +62,9 @@ struct ExtentSummary {
     std::int64_t all_contiguous = 1;      // every non-empty extent is one contiguous range
     std::int64_t all_capable = 1;         // every non-empty extent can move with independent calls
     std::int64_t failed_rank = INT64_MAX; // the lowest rank that failed to prepare
+    // The highest MpiIo::written_end of the ranks (set by the caller, not by summarize): no rank
+    // ever wrote a byte at or past it, so a write's holes there are zeros without reading them back.
+    std::int64_t written_end = 0;
 };
 inline constexpr int kSummaryWords = static_cast<int>(sizeof(ExtentSummary) / sizeof(std::int64_t));
 

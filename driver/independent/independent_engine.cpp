@@ -4,6 +4,9 @@
 // others have files of their own (sieve.cpp, staged.cpp, view_write.cpp).
 #include "independent/independent_engine.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 namespace mpiio {
 
 void IndependentEngine::bind(MpiIo *io, const IndependentLimits &limits) {
@@ -11,7 +14,8 @@ void IndependentEngine::bind(MpiIo *io, const IndependentLimits &limits) {
     limits_ = limits;
 }
 
-void IndependentEngine::move(IoRequest &request, Direction dir, bool may_bridge) {
+void IndependentEngine::move(IoRequest &request, Direction dir, bool may_bridge, haddr_t unwritten_from) {
+    unwritten_from_ = unwritten_from;
     RequestShape shape;
     shape.bytes = request.bytes();
     shape.span = request.end() - request.lo();
@@ -40,6 +44,17 @@ void IndependentEngine::move(IoRequest &request, Direction dir, bool may_bridge)
     }
     if (dir == Direction::Read)
         request.copy_duplicates(!limits_.host_copies);
+}
+
+// Local. A write's read of [addr, addr + len) before it rewrites the range (its holes unchanged):
+// the part no rank has written is zeros without a call - at or past unwritten_from_ (no rank before
+// the operation) and past this rank's own writes since (an earlier group of the same operation).
+void IndependentEngine::read_back(haddr_t addr, char *buffer, std::size_t len) {
+    const haddr_t zeros_from = std::max(unwritten_from_, io_->written_end());
+    const std::size_t known = addr >= zeros_from ? 0 : std::min<haddr_t>(len, zeros_from - addr);
+    if (known != 0)
+        io_->read_bytes(addr, buffer, known);
+    std::memset(buffer + known, 0, len - known);
 }
 
 void IndependentEngine::one_call(IoRequest &request, Direction dir) {

@@ -43,8 +43,11 @@ public:
     void bind(MpiIo *io, const IndependentLimits &limits);
 
     // Local. Moves the request's bytes with independent calls. Reads past the end of the file read
-    // zeros; a failed or short write throws (the caller remembers it: failed_writes.hpp).
-    void move(IoRequest &request, Direction dir, bool may_bridge);
+    // zeros; a failed or short write throws (the caller remembers it: failed_writes.hpp). A write's
+    // holes at or past `unwritten_from` (bytes no rank of the file ever wrote: a collective
+    // transfer's summary knows it, a rank alone does not) are zeros: bridged without reading them
+    // back (on a network file system a read is a round trip; appending time steps reads nothing).
+    void move(IoRequest &request, Direction dir, bool may_bridge, haddr_t unwritten_from = HADDR_MAX);
 
     // Local. Drops buffers beyond the staging buffer's size after an operation that needed them.
     void trim();
@@ -62,6 +65,7 @@ private:
 
     // independent_engine.cpp
     void one_call(IoRequest &request, Direction dir);
+    void read_back(haddr_t addr, char *buffer, std::size_t len);
     void run_by_run(const IoRequest &request, Direction dir);
     // sieve.cpp
     void sieve_typed(IoRequest &request, Direction dir);
@@ -79,6 +83,7 @@ private:
 
     MpiIo *io_ = nullptr;
     IndependentLimits limits_;
+    haddr_t unwritten_from_ = HADDR_MAX; // the operation's (move)
     // Memory reused between operations (no fresh pages each time).
     ScratchBuffer staging_, packed_;
     std::vector<PlannedSegment> group_; // the staged group being collected

@@ -76,7 +76,10 @@ void IndependentEngine::sieve_typed(IoRequest &request, Direction dir) {
     const std::size_t span = request.end() - lo;
     ScratchBuffer own;
     char *buffer = operation_scratch(staging_, span, limits_.staging_buffer, own).at_least(span);
-    io_->read_bytes(lo, buffer, span);
+    if (dir == Direction::Read)
+        io_->read_bytes(lo, buffer, span);
+    else
+        read_back(lo, buffer, span);
     if (request.source() == IoRequest::Source::Runs) {
         // Explicit byte runs (vector I/O): a copy each, no datatype engine.
         request.for_each_segment([&](haddr_t addr, char *memory, std::size_t len) {

@@ -180,7 +180,9 @@ void IndependentEngine::run_group_calls(const std::vector<GroupCall> &calls, Dir
         }
     };
     for (const GroupCall &c : calls) {
-        if (c.kind == GroupCall::Kind::ReadSpan)
+        if (c.kind == GroupCall::Kind::ReadSpan && dir == Direction::Write)
+            read_back(c.lo, buffer + (c.lo - base), c.hi - c.lo);
+        else if (c.kind == GroupCall::Kind::ReadSpan)
             io_->read_bytes(c.lo, buffer + (c.lo - base), c.hi - c.lo);
         else if (c.kind == GroupCall::Kind::Straight && dir == Direction::Read)
             io_->read_bytes(c.lo, group_memory_[c.first], c.hi - c.lo);

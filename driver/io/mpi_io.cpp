@@ -90,6 +90,7 @@ void MpiIo::bind(MPI_File *shared, OwnHandleSettings own, haddr_t eof) {
     shared_ = shared;
     own_settings_ = std::move(own);
     eof_ = eof;
+    written_end_ = eof;
 }
 
 // Local. The bytes a call moved (MPI_Get_count for MPI_BYTE does less work than the general
@@ -167,6 +168,7 @@ std::size_t MpiIo::read_at(haddr_t addr, const MemoryBuffer &memory) {
 
 void MpiIo::write_at(haddr_t addr, const MemoryBuffer &memory) {
     check_address(addr, memory.bytes);
+    written_end_ = std::max<haddr_t>(written_end_, addr + memory.bytes); // before: a failed write counts
     call<Call::WriteAt>(static_cast<MPI_Offset>(addr), memory);
     eof_ = std::max<haddr_t>(eof_, addr + memory.bytes);
 }
@@ -182,6 +184,7 @@ std::size_t MpiIo::read_bytes(haddr_t addr, char *buf, std::size_t bytes) {
 void MpiIo::write_bytes(haddr_t addr, const char *buf, std::size_t bytes) {
     char *data = const_cast<char *>(buf); // MPI takes void*: never written
     if (bytes <= static_cast<std::size_t>(INT_MAX)) [[likely]] {
+        written_end_ = std::max<haddr_t>(written_end_, addr + bytes);
         byte_call<Call::WriteAt>(addr, data, bytes);
         eof_ = std::max<haddr_t>(eof_, addr + bytes);
         return;
@@ -240,6 +243,7 @@ bool MpiIo::own_view_usable(bool regular, bool may_open) {
 void MpiIo::write_through_own_view(haddr_t disp, MPI_Datatype file_type, const char *data, std::size_t bytes,
                                    std::size_t runs, haddr_t end) {
     check_address(disp, bytes);
+    written_end_ = std::max(written_end_, end);
     MPI_Status status{};
     {
         IoTimer t = timer();
@@ -281,6 +285,8 @@ std::size_t MpiIo::shared_read(MPI_Offset offset, const MemoryBuffer &memory, bo
 }
 
 void MpiIo::shared_write(MPI_Offset offset, const MemoryBuffer &memory, bool individual, haddr_t end) {
+    if (memory.bytes > 0)
+        written_end_ = std::max(written_end_, end);
     if (individual)
         call<Call::WriteAt>(offset, memory);
     else

@@ -105,6 +105,10 @@ public:
     // The physical size as far as this rank knows it (exact after open and truncate; writes grow it).
     haddr_t eof() const { return eof_; }
     void set_eof(haddr_t eof) { eof_ = eof; }
+    // One past the highest byte this rank ever asked a write for (failed writes included), or the
+    // size at open if higher: every byte at or past the maximum of it over the ranks is one no
+    // rank wrote, a zero in the file (or past its end). Never lowered.
+    haddr_t written_end() const { return written_end_; }
     const Stats &stats() const { return stats_; }
     // --- what the engines report (local) ----------------------------------------------------------
     // The counters change only in this class: the MPI-IO calls count themselves, and the engines
@@ -178,6 +182,7 @@ private:
     bool own_unusable_ = false;
     std::optional<bool> irregular_views_pay_off_; // the layer's answer, asked once per file
     haddr_t eof_ = 0;
+    haddr_t written_end_ = 0;
     Stats stats_{};
     bool timing_ = false;  // a timer is running
     bool clocked_ = false; // timers read the clock

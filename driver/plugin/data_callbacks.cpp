@@ -46,7 +46,10 @@ void independent(File *file, Direction dir, IoRequest &request) {
         st.independent.move(request, dir, true);
         return;
     }
-    st.failed_writes.run([&] { st.independent.move(request, dir, st.size == 1); });
+    // A file of one rank: its holes are its own, and so is the file's written end.
+    st.failed_writes.run([&] {
+        st.independent.move(request, dir, st.size == 1, st.size == 1 ? st.io.written_end() : HADDR_MAX);
+    });
 }
 
 // --- read / write ---------------------------------------------------------------------------------

@@ -323,6 +323,78 @@ TEST(RoutesAggregate, OverlappingWritesKeepTheHighestRanksBytes) {
     }
 }
 
+// The holes an aggregator bridges: bytes no rank ever wrote are zeros and are not read back (a
+// time step's fresh dataset reads nothing: on a network file system each read is a round trip),
+// and bytes another rank wrote there before are read back and kept. "kept" lies past "fresh" in
+// the file, so the last rank's independent write there is past every byte the aggregator wrote
+// itself: only the ranks' agreed written end tells it that the holes hold bytes.
+TEST(RoutesAggregate, HolesKeepWhatAnyRankWroteAndReadNothingNoRankWrote) {
+    const char *forced = std::getenv("MPIIO_TEST_CONFIG");
+    if (forced != nullptr && std::strstr(forced, "collective_route") != nullptr)
+        GTEST_SKIP() << "the environment forces another route";
+    const int s = world_size(), r = world_rank();
+    const hsize_t n = kPerRank * static_cast<hsize_t>(s), dims[1] = {n};
+    FaplOptions options;
+    options.config = "collective_route=aggregate";
+    Hid fapl = make_fapl(Driver::Mpiio, options);
+    Hid collective = make_dxpl(H5FD_MPIO_COLLECTIVE), independent = make_dxpl(H5FD_MPIO_INDEPENDENT);
+    const std::string path = path_in(test_dir(), "aggregated_holes", Driver::Mpiio);
+    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
+    Hid dcpl(H5Pcreate(H5P_DATASET_CREATE)); // allocated at creation, never filled: nothing written
+    ASSERT_GE(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), 0);
+    ASSERT_GE(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), 0);
+    Hid space(H5Screate_simple(1, dims, nullptr));
+    Hid fresh(H5Dcreate2(file, "fresh", H5T_NATIVE_INT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    Hid kept(H5Dcreate2(file, "kept", H5T_NATIVE_INT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    ASSERT_TRUE(all_ranks(fresh.valid() && kept.valid()));
+
+    // Each rank's even elements of its own block, collectively: odd holes inside every window.
+    const hsize_t start[1] = {r * kPerRank}, stride[1] = {2}, count[1] = {kPerRank / 2};
+    Hid evens(H5Screate_simple(1, dims, nullptr));
+    ASSERT_GE(H5Sselect_hyperslab(evens, H5S_SELECT_SET, start, stride, count, nullptr), 0);
+    Hid evens_memory(H5Screate_simple(1, count, nullptr));
+    std::vector<int> even_values(kPerRank / 2);
+    for (hsize_t k = 0; k < kPerRank / 2; ++k)
+        even_values[k] = value_at<int>(start[0] + 2 * k, 2);
+    auto write_evens = [&](hid_t dset) {
+        return all_ranks(
+            H5Dwrite(dset, H5T_NATIVE_INT, evens_memory, evens, collective, even_values.data()) >= 0);
+    };
+
+    const auto before = stats_of(file);
+    EXPECT_TRUE(write_evens(fresh)) << error_stack_text();
+    const auto after = stats_of(file);
+    EXPECT_EQ(after.independent_reads + after.collective_reads,
+              before.independent_reads + before.collective_reads)
+        << "a hole no rank ever wrote was read back";
+
+    // The last rank writes every odd element of "kept" on its own; the flush makes them visible.
+    const hsize_t odd_start[1] = {1}, odd_count[1] = {n / 2};
+    Hid odds(H5Screate_simple(1, dims, nullptr));
+    ASSERT_GE(H5Sselect_hyperslab(odds, H5S_SELECT_SET, odd_start, stride, odd_count, nullptr), 0);
+    Hid odds_memory(H5Screate_simple(1, odd_count, nullptr));
+    std::vector<int> odd_values(n / 2);
+    for (hsize_t k = 0; k < n / 2; ++k)
+        odd_values[k] = ~value_at<int>(1 + 2 * k, 2);
+    bool odds_written = true;
+    if (r == s - 1)
+        odds_written = H5Dwrite(kept, H5T_NATIVE_INT, odds_memory, odds, independent, odd_values.data()) >= 0;
+    EXPECT_TRUE(all_ranks(odds_written)) << error_stack_text();
+    EXPECT_TRUE(all_ranks(H5Fflush(file, H5F_SCOPE_LOCAL) >= 0)) << error_stack_text();
+    EXPECT_TRUE(write_evens(kept)) << error_stack_text();
+
+    std::vector<int> want_fresh(n), want_kept(n), got(n, -1);
+    for (hsize_t i = 0; i < n; ++i) {
+        want_fresh[i] = i % 2 == 0 ? value_at<int>(i, 2) : 0;
+        want_kept[i] = i % 2 == 0 ? value_at<int>(i, 2) : ~value_at<int>(i, 2);
+    }
+    EXPECT_TRUE(all_ranks(H5Dread(fresh, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, collective, got.data()) >= 0));
+    EXPECT_EQ(got, want_fresh);
+    EXPECT_TRUE(all_ranks(H5Dread(kept, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, collective, got.data()) >= 0));
+    EXPECT_EQ(got, want_kept);
+}
+
 // Point selections may name their points in any order; a range of long runs sieved in windows
 // moves them in file order (one window per point would read a whole staging buffer for each).
 // Elements of 64 bytes (16 ints), so that each point is a run long enough for windows. Each rank

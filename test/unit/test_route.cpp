@@ -305,4 +305,28 @@ TEST(Route, GaplessOnlyWhenTheExtentsTileOneRange) {
     EXPECT_FALSE(gapless(summary_of(words({{0, 0, kPlain}, {0, 0, kPlain}}))));         // nothing written
 }
 
+// The written end is the highest of the ranks', whatever their extents: a rank that moves
+// nothing in the transfer, or failed to prepare, may still have written past every other.
+TEST(Route, WrittenEndIsTheHighestOfEveryRank) {
+    using mpiio::route::ExtentSummary;
+    const std::int64_t extents[][3] = {
+        {0, 100, kPlain}, {0, 0, kPlain}, {100, 200, kStrided}, {0, 0, kPlain}};
+    const std::int64_t written_ends[] = {300, 9000, 200, 50};
+    for (int failed = -1; failed < 4; ++failed) {
+        ExtentSummary all;
+        for (int r = 0; r < 4; ++r) {
+            ExtentSummary right =
+                mpiio::route::summarize(extents[r][0], extents[r][1], extents[r][2], r, r == failed);
+            right.written_end = written_ends[r];
+            if (r == 0)
+                all = right;
+            else {
+                mpiio::route::combine(all, right);
+                all = right;
+            }
+        }
+        EXPECT_EQ(all.written_end, 9000) << "failed rank " << failed;
+    }
+}
+
 } // namespace

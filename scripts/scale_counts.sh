@@ -7,19 +7,24 @@
 # extrapolated to 8,192 ranks. Counts, not times: they do not depend on the machine's load.
 #
 #   bash scripts/scale_counts.sh [--ranks 4,16,64] [--layers ompio,romio] [--reps 8] [--out FILE]
+#                                [--config S]
+#
+# --config S: the plugin's configuration string in every mpiio run (e.g. collective_route=aggregate,
+# the route `auto` takes on shared storage under OMPIO; on /dev/shm auto keeps the local rule).
 #
 # Needs a build (scripts/build.sh: build/, Open MPI: the launcher oversubscribes 2 cores). Writes
 # FILE (default docs/scale.md; build/scale/ holds every count). Each number is
 # (count with --reps repetitions - count with none) / reps, averaged over the ranks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RANKS=4,16,64 LAYERS=ompio,romio REPS=8 OUT=docs/scale.md BUILD=${BUILD_DIR:-build}
+RANKS=4,16,64 LAYERS=ompio,romio REPS=8 OUT=docs/scale.md BUILD=${BUILD_DIR:-build} CONFIG=
 while (($#)); do
   case $1 in
     --ranks) RANKS=$2; shift 2 ;;
     --layers) LAYERS=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
+    --config) CONFIG=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "scale_counts.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -33,7 +38,7 @@ WORK=$PWD/$BUILD/scale DATA=/dev/shm/mpiio-scale
 rm -rf "$WORK" "$DATA"; mkdir -p "$WORK" "$DATA"
 trap 'rm -rf "$DATA"' EXIT
 COLLECTIVES="MPI_Allreduce MPI_Iallreduce MPI_Allgather MPI_Allgatherv MPI_Bcast MPI_Reduce MPI_Gather MPI_Scan"
-COLLECTIVES+=" MPI_Exscan MPI_Alltoall MPI_Barrier MPI_Ibarrier MPI_Comm_dup MPI_Comm_split_type MPI_File_open"
+COLLECTIVES+=" MPI_Exscan MPI_Alltoall MPI_Alltoallv MPI_Alltoallw MPI_Barrier MPI_Ibarrier MPI_Comm_dup MPI_Comm_split_type MPI_File_open"
 COLLECTIVES+=" MPI_File_close MPI_File_set_view MPI_File_set_size MPI_File_read_at_all MPI_File_write_at_all MPI_File_sync"
 
 # run <layer> <ranks> <driver> <case> <reps> <dir>: the probe under the PMPI counter.
@@ -42,7 +47,7 @@ run() {
   mkdir -p "$dir"
   timeout 600 mpirun -n "$np" --oversubscribe --bind-to none --mca io "$io" \
     -x HDF5_PLUGIN_PATH="$PWD/$BUILD/plugins" -x LD_PRELOAD="$PWD/$BUILD/tools/libmpi_counts.so" \
-    -x MPI_COUNTS_DIR="$dir" "$BUILD/tools/scale_probe" "$driver" "$case" "$reps" "$DATA/probe.h5" >/dev/null
+    -x MPI_COUNTS_DIR="$dir" -x SCALE_PROBE_CONFIG="$CONFIG" "$BUILD/tools/scale_probe" "$driver" "$case" "$reps" "$DATA/probe.h5" >/dev/null
 }
 
 # totals <dir> <ranks>: "collective_calls bytes_exchanged plugin_bytes" averaged over the ranks
@@ -74,7 +79,7 @@ file_ops() {
     timeout 900 strace -f -qq -o "$out/trace.$reps" \
       -e trace=open,openat,creat,unlink,unlinkat,stat,lstat,newfstatat,statx,access,faccessat,faccessat2,statfs,truncate \
       mpirun -n "$np" --oversubscribe --bind-to none --mca io "$io" -x HDF5_PLUGIN_PATH="$PWD/$BUILD/plugins" \
-      "$BUILD/tools/scale_probe" "$driver" open "$reps" "$DATA/probe.h5" >/dev/null
+      -x SCALE_PROBE_CONFIG="$CONFIG" "$BUILD/tools/scale_probe" "$driver" open "$reps" "$DATA/probe.h5" >/dev/null
   done
   for reps in 0 "$REPS"; do
     grep -F "$DATA" "$out/trace.$reps" |
@@ -104,6 +109,7 @@ IFS=, read -ra layers <<<"$LAYERS"
   echo "\`tools/libmpi_counts.so\`); MPI-IO's own exchanges inside \`MPI_File_*_all\` are not visible there."
   echo "The built-in driver is part of libhdf5, so its column counts HDF5's calls and its own together,"
   echo "as does the plugin's (HDF5's calls plus the plugin's); **plugin's own bytes** are the plugin's alone."
+  [ -z "$CONFIG" ] || echo "The plugin's configuration in every run: \`$CONFIG\`."
   echo
   for io in "${layers[@]}"; do
     layer=$io

@@ -128,6 +128,23 @@ int MPI_Alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Da
     count(CALLER, "MPI_Alltoall", (size_of(sn, st) + size_of(rn, rt)) * p);
     return PMPI_Alltoall(s, sn, st, r, rn, rt, c);
 }
+/* The v and w forms: the bytes of every count on both sides. */
+int MPI_Alltoallv(const void *s, const int sn[], const int sd[], MPI_Datatype st, void *r, const int rn[],
+                  const int rd[], MPI_Datatype rt, MPI_Comm c) {
+    unsigned long long bytes = 0;
+    for (int i = 0, n = comm_size(c); i < n; ++i)
+        bytes += size_of(sn[i], st) + size_of(rn[i], rt);
+    count(CALLER, "MPI_Alltoallv", bytes);
+    return PMPI_Alltoallv(s, sn, sd, st, r, rn, rd, rt, c);
+}
+int MPI_Alltoallw(const void *s, const int sn[], const int sd[], const MPI_Datatype st[], void *r,
+                  const int rn[], const int rd[], const MPI_Datatype rt[], MPI_Comm c) {
+    unsigned long long bytes = 0;
+    for (int i = 0, n = comm_size(c); i < n; ++i)
+        bytes += size_of(sn[i], st[i]) + size_of(rn[i], rt[i]);
+    count(CALLER, "MPI_Alltoallw", bytes);
+    return PMPI_Alltoallw(s, sn, sd, st, r, rn, rd, rt, c);
+}
 int MPI_Barrier(MPI_Comm c) {
     count(CALLER, "MPI_Barrier", 0);
     return PMPI_Barrier(c);

@@ -5,6 +5,7 @@
  *
  *   scale_probe <mpio|mpiio> <case> <repetitions> <file>
  *   scale_probe version              the HDF5 release it runs with
+ * SCALE_PROBE_CONFIG in the environment: the mpiio driver's configuration string.
  *
  * Cases (every rank takes part; the dataset holds 4096 ints per rank):
  *   open         H5Fopen + H5Fclose of the file (read-write)
@@ -28,7 +29,7 @@ static hid_t fapl_of(const char *driver) {
         H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
     } else {
         H5Pset_mpi_params(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
-        H5Pset_driver_by_name(fapl, "mpiio", NULL);
+        H5Pset_driver_by_name(fapl, "mpiio", getenv("SCALE_PROBE_CONFIG"));
     }
     return fapl;
 }

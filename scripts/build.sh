@@ -19,6 +19,7 @@
 #   --mpi F      MPI family on the host, openmpi (default) or mpich (MPIIO_MPI)
 #   --hdf5 V     HDF5 release on the host, 1.14.5 (default) or 1.14.6 (HDF5_VERSION)
 #   --target T   build only this CMake target (default: everything)
+# MPIIO_BUILD_BENCH=OFF in the environment leaves the benchmark out (CMake MPIIO_VFD_BUILD_BENCH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR_ENV=${BUILD_DIR:-}
@@ -72,7 +73,7 @@ cmake_build() {
   fi
   other=$(build_dir_for "$([ "$MPI_FAMILY" = openmpi ] && echo mpich || echo openmpi)")
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${mpi_args[@]}" \
-    -DMPIIO_TEST_FOREIGN_PLUGIN_DIR="$PWD/$other/plugins" "$@" >&2
+    -DMPIIO_VFD_BUILD_BENCH="${MPIIO_BUILD_BENCH:-ON}" -DMPIIO_TEST_FOREIGN_PLUGIN_DIR="$PWD/$other/plugins" "$@" >&2
   cmake --build "$dir" -j "$(nproc)" "${TARGET[@]}" >&2
 }
 

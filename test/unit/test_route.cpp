@@ -156,12 +156,16 @@ TEST(Route, OneRank) {
 // The summary every rank's extent folds into (one MPI_Allreduce, rank order) decides the same
 // route as the full exchange wherever it decides at all: checked on random tables of every kind
 // (ranks in order, shuffled, overlapping, nested, empty, huge), every policy and limit.
-mpiio::route::ExtentSummary summary_of(const std::vector<std::int64_t> &w) {
+// (`written_ends`: each rank's written end, when given; `failed`: the rank that failed to prepare.)
+mpiio::route::ExtentSummary summary_of(const std::vector<std::int64_t> &w,
+                                       const std::vector<std::int64_t> &written_ends = {}, int failed = -1) {
     using mpiio::route::ExtentSummary;
     ExtentSummary all;
     for (std::size_t r = 0; r < w.size() / 3; ++r) {
-        ExtentSummary right =
-            mpiio::route::summarize(w[3 * r], w[3 * r + 1], w[3 * r + 2], static_cast<int>(r), false);
+        ExtentSummary right = mpiio::route::summarize(w[3 * r], w[3 * r + 1], w[3 * r + 2],
+                                                      static_cast<int>(r), static_cast<int>(r) == failed);
+        if (!written_ends.empty())
+            right.written_end = written_ends[r];
         if (r == 0)
             all = right;
         else {
@@ -308,25 +312,10 @@ TEST(Route, GaplessOnlyWhenTheExtentsTileOneRange) {
 // The written end is the highest of the ranks', whatever their extents: a rank that moves
 // nothing in the transfer, or failed to prepare, may still have written past every other.
 TEST(Route, WrittenEndIsTheHighestOfEveryRank) {
-    using mpiio::route::ExtentSummary;
-    const std::int64_t extents[][3] = {
-        {0, 100, kPlain}, {0, 0, kPlain}, {100, 200, kStrided}, {0, 0, kPlain}};
-    const std::int64_t written_ends[] = {300, 9000, 200, 50};
-    for (int failed = -1; failed < 4; ++failed) {
-        ExtentSummary all;
-        for (int r = 0; r < 4; ++r) {
-            ExtentSummary right =
-                mpiio::route::summarize(extents[r][0], extents[r][1], extents[r][2], r, r == failed);
-            right.written_end = written_ends[r];
-            if (r == 0)
-                all = right;
-            else {
-                mpiio::route::combine(all, right);
-                all = right;
-            }
-        }
-        EXPECT_EQ(all.written_end, 9000) << "failed rank " << failed;
-    }
+    const auto extents = words({{0, 100, kPlain}, {0, 0, kPlain}, {100, 200, kStrided}, {0, 0, kPlain}});
+    for (int failed = -1; failed < 4; ++failed)
+        EXPECT_EQ(summary_of(extents, {300, 9000, 200, 50}, failed).written_end, 9000)
+            << "failed rank " << failed;
 }
 
 } // namespace

@@ -296,37 +296,63 @@ std::string run_driver(CaseRun &run, CaseResult &res, Driver d, int round, bool 
            (read ? seconds_str(r.seconds) : "not supported") + (bad ? " VERIFY-FAILED" : "");
 }
 
-// Collective. --min-phase: two untimed write + read runs of the case at --timesteps through the
-// reference driver (the built-in one when it runs), and the time steps that make its shorter phase
-// last about opt.min_phase_s, within kMaxStepFactor x --timesteps and kMaxPhaseBytes per phase.
-// The slower run counts (the second runs only when the first was short): OMPIO's collective
-// phases are sometimes 10x shorter than usual, and a case scaled on such a run takes minutes.
-// Every rank gets rank 0's answer.
+// Collective. One untimed write + read of the case at `steps` time steps through driver `d`; the
+// shorter of its two phases (0 when the driver refused one: nothing to scale on, refusal.hpp).
+double calibration_phase(const Options &opt, const CaseSel &sel, const std::string &work, Driver d,
+                         int steps) {
+    CaseRun run(opt, sel, work, steps);
+    const std::string path = case_file(work, run.c.id, d) + ".calibration";
+    set_context(run.c.id + " " + driver_name(d) + " calibration",
+                repro_command(opt, run.c.id, driver_name(d), steps));
+    PhaseTimes w, r;
+    const Refusals refused = write_then_read(run, d, path, w, r);
+    remove_driver_file(path, d);
+    if (!refused.write.empty() || !refused.read.empty())
+        return 0;
+    return std::min(w.seconds, r.seconds);
+}
+
+// Collective. --min-phase: the time steps that make the reference driver's (the built-in one when
+// it runs) shorter phase last about opt.min_phase_s, within kMaxStepFactor x --timesteps and
+// kMaxPhaseBytes per phase. A phase is a fixed cost (create or open, close: 0.2 s per phase on a
+// distributed file system) plus a cost per step, so a proportional guess from one run falls short
+// wherever the fixed cost is large: a second run at the guessed steps fixes the line through both
+// points, and the steps come from that line. Untimed runs at --timesteps: the slower of two counts
+// (the second runs only when the first was short; OMPIO's collective phases are sometimes 10x
+// shorter than usual, and a case scaled on such a run takes minutes). Every rank gets rank 0's
+// answer.
 int calibrated_timesteps(const Options &opt, const CaseSel &sel, const std::string &work) {
-    CaseRun run(opt, sel, work, opt.timesteps);
-    const double per_step_bytes = describe(run.c).bytes / opt.timesteps;
     const Driver d = std::find(opt.drivers.begin(), opt.drivers.end(), Driver::Mpio) != opt.drivers.end()
                          ? Driver::Mpio
                          : opt.drivers.front();
-    const std::string path = case_file(work, run.c.id, d) + ".calibration";
-    set_context(run.c.id + " " + driver_name(d) + " calibration",
-                repro_command(opt, run.c.id, driver_name(d), opt.timesteps));
+    const int first = opt.timesteps;
+    const double per_step_bytes =
+        describe(build_case(sel.pattern, sel.mode, opt.size, first, rank(), nranks())).bytes / first;
+    double most = static_cast<double>(first) * kMaxStepFactor;
+    if (per_step_bytes > 0)
+        most = std::min(most, std::floor(kMaxPhaseBytes / per_step_bytes));
+    const auto bounded = [&](double steps) {
+        return std::max(first, static_cast<int>(std::min(steps, most)));
+    };
     double shorter = 0;
     for (int attempt = 0; attempt < 2 && shorter < opt.min_phase_s; ++attempt) { // long enough: done
-        PhaseTimes w, r;
-        const Refusals refused = write_then_read(run, d, path, w, r);
-        remove_driver_file(path, d);
-        if (!refused.write.empty() || !refused.read.empty()) // nothing to scale on (refusal.hpp)
-            return opt.timesteps;
-        shorter = std::max(shorter, std::min(w.seconds, r.seconds));
+        const double t = calibration_phase(opt, sel, work, d, first);
+        if (t <= 0)
+            return first; // refused: every rank sees the same refusal
+        shorter = std::max(shorter, t);
     }
-    double steps = std::ceil(opt.timesteps * opt.min_phase_s / std::max(shorter, 1e-6));
-    steps = std::min(steps, static_cast<double>(opt.timesteps) * kMaxStepFactor);
-    if (per_step_bytes > 0)
-        steps = std::min(steps, std::floor(kMaxPhaseBytes / per_step_bytes));
-    int chosen = std::max(opt.timesteps, static_cast<int>(steps));
-    BENCH_MPI(MPI_Bcast(&chosen, 1, MPI_INT, 0, MPI_COMM_WORLD)); // rank 0's rounding decides
-    return chosen;
+    const auto agreed = [](int steps) { // rank 0's rounding decides
+        BENCH_MPI(MPI_Bcast(&steps, 1, MPI_INT, 0, MPI_COMM_WORLD));
+        return steps;
+    };
+    const int guess = agreed(bounded(std::ceil(first * opt.min_phase_s / std::max(shorter, 1e-6))));
+    if (guess == first)
+        return first;
+    const double second = calibration_phase(opt, sel, work, d, guess); // the line's second point
+    const double per_step = (second - shorter) / (guess - first);
+    if (second <= 0 || per_step <= 0) // noise: the proportional guess stands
+        return guess;
+    return agreed(bounded(std::ceil(guess + (opt.min_phase_s - second) / per_step)));
 }
 
 // Collective. Builds the case and its buffers (untimed; the calibration's buffers go before the

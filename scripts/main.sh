@@ -83,8 +83,9 @@
 #                     2 client mounts; installed and torn down by it) and only the matrix runs
 #                     (--no-overhead --no-h5perf), with the servers' operations counted per driver
 #                     and phase (h5bench_vfd --server-ops: server-ops.md) and, unless given, --size
-#                     small --min-phase 1 (a call costs a network round trip there: each phase long
-#                     enough that open and close do not dominate). Ranks go to both clients (odd
+#                     small --min-phase 1 --timesteps 8 (a call costs a network round trip there: each
+#                     phase long enough that open and close do not dominate; from 8 steps --min-phase
+#                     may go to 64, where 24 left most phases at half a second). Ranks go to both clients (odd
 #                     ranks on client 2) unless --clients 1. Published to
 #                     docs/bench/dfs-<N>client(s)/<layer>/ with a summary.md of their own.
 #   --clients N       with --storage dfs: 2 (default) or 1 client mounts for the ranks
@@ -114,12 +115,12 @@ LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 min_phase_given=0 LABEL
 SUBFILING=0 STORAGE=tmpfs CLIENTS=2 dir_given=0 overhead_given=0 h5perf_given=0
 MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
 BENCH_ARGS=()
-shaped=0 size_given=0 timeout_given=0
+shaped=0 size_given=0 timeout_given=0 timesteps_given=0
 need() { [ $# -ge 2 ] || { echo "main.sh: $1 needs a value" >&2; exit 2; }; }
 while (($#)); do
   case "$1" in
     --patterns|--modes|--reps|--warmup|--timesteps|--drivers|--confirm-reps)
-      need "$@"; BENCH_ARGS+=("$1" "$2"); shaped=1; shift 2 ;;
+      need "$@"; BENCH_ARGS+=("$1" "$2"); shaped=1; [ "$1" = --timesteps ] && timesteps_given=1; shift 2 ;;
     --size) need "$@"; SIZE=$2; size_given=1; shaped=1; shift 2 ;;
     --min-phase) need "$@"; MIN_PHASE=$2; min_phase_given=1; shaped=1; shift 2 ;;
     --layers) need "$@"; LAYERS=$2; shaped=1; shift 2 ;;
@@ -182,6 +183,7 @@ if [ "$STORAGE" = dfs ]; then
   BENCH_ARGS+=(--server-ops "$MPIIO_DFS_CTL")
   ((size_given)) || SIZE=small
   ((min_phase_given)) || MIN_PHASE=1
+  ((timesteps_given)) || BENCH_ARGS+=(--timesteps 8) # --min-phase's reach: up to 64 steps
   ((overhead_given)) || OVERHEAD=0
   ((h5perf_given)) || H5PERF=0
   [ -n "$LABEL" ] || LABEL="GlusterFS testbed (disperse 2+1 over 3 servers, client caches off), ranks on $CLIENTS client$( ((CLIENTS == 1)) || echo s)"

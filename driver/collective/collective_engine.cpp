@@ -182,13 +182,14 @@ void CollectiveEngine::mpi_route(IoRequest &mine, Direction dir, bool all_contig
 }
 
 // Collective (the barrier). Each rank moves its own request; reads may read across holes (they
-// only read), writes rewrite holes only inside disjoint extents (those at or past `unwritten_from`
-// as zeros, without reading them back).
+// only read; a read wholly at or past `unwritten_from` is zeros without a call), writes rewrite
+// holes only inside disjoint extents (those at or past `unwritten_from` as zeros, without reading
+// them back).
 void CollectiveEngine::independent_route(IoRequest &mine, Direction dir, bool disjoint,
                                          haddr_t unwritten_from) {
     MpiIo &io = *ctx_.io;
     if (dir == Direction::Read) {
-        ctx_.independent->move(mine, dir, true);
+        ctx_.independent->move(mine, dir, true, unwritten_from);
         return;
     }
     std::optional<Error> error =

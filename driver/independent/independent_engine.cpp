@@ -16,6 +16,11 @@ void IndependentEngine::bind(MpiIo *io, const IndependentLimits &limits) {
 
 void IndependentEngine::move(IoRequest &request, Direction dir, bool may_bridge, haddr_t unwritten_from) {
     unwritten_from_ = unwritten_from;
+    if (dir == Direction::Read && reads_only_zeros(request)) {
+        request.for_each_segment([](haddr_t, char *memory, std::size_t len) { std::memset(memory, 0, len); });
+        request.copy_duplicates(!limits_.host_copies);
+        return;
+    }
     RequestShape shape;
     shape.bytes = request.bytes();
     shape.span = request.end() - request.lo();
@@ -23,6 +28,8 @@ void IndependentEngine::move(IoRequest &request, Direction dir, bool may_bridge,
     shape.mem_blocks = request.mem_blocks();
     shape.file_contiguous = request.file_contiguous();
     shape.one_memory_type = request.one_memory_type();
+    shape.zeros_from = zeros_from();
+    shape.lo = request.lo();
     if (request.needs_view())
         throw Error(ErrorKind::Internal, "an independent transfer of a request that needs a file view");
     IoTimer timer = io_->timer(); // one clock pair for the whole operation
@@ -50,11 +57,24 @@ void IndependentEngine::move(IoRequest &request, Direction dir, bool may_bridge,
 // the part no rank has written is zeros without a call - at or past unwritten_from_ (no rank before
 // the operation) and past this rank's own writes since (an earlier group of the same operation).
 void IndependentEngine::read_back(haddr_t addr, char *buffer, std::size_t len) {
-    const haddr_t zeros_from = std::max(unwritten_from_, io_->written_end());
-    const std::size_t known = addr >= zeros_from ? 0 : std::min<haddr_t>(len, zeros_from - addr);
+    const haddr_t zeros = zeros_from();
+    const std::size_t known = addr >= zeros ? 0 : std::min<haddr_t>(len, zeros - addr);
     if (known != 0)
         io_->read_bytes(addr, buffer, known);
     std::memset(buffer + known, 0, len - known);
+}
+
+// Local. Where the file holds zeros no rank wrote, for a write about to be planned: at or past
+// unwritten_from_ and this rank's own written end now (the plan's read backs come before its writes).
+haddr_t IndependentEngine::zeros_from() const { return std::max(unwritten_from_, io_->written_end()); }
+
+// Local. A read wholly at or past zeros_from() asks for bytes no rank ever wrote: zeros, without
+// a call (the library's background read of a fresh compound dataset before its first field is
+// written). Not without host copies (the zeros would be the driver's copy), nor for the library's
+// own datatypes (no segments to fill).
+bool IndependentEngine::reads_only_zeros(const IoRequest &request) const {
+    return limits_.host_copies && request.bytes() != 0 &&
+           request.source() != IoRequest::Source::LibraryTypes && request.lo() >= zeros_from();
 }
 
 void IndependentEngine::one_call(IoRequest &request, Direction dir) {

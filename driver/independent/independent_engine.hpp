@@ -46,7 +46,8 @@ public:
     // zeros; a failed or short write throws (the caller remembers it: failed_writes.hpp). A write's
     // holes at or past `unwritten_from` (bytes no rank of the file ever wrote: a collective
     // transfer's summary knows it, a rank alone does not) are zeros: bridged without reading them
-    // back (on a network file system a read is a round trip; appending time steps reads nothing).
+    // back (on a network file system a read is a round trip; appending time steps reads nothing),
+    // and a read wholly there is zeros without a call.
     void move(IoRequest &request, Direction dir, bool may_bridge, haddr_t unwritten_from = HADDR_MAX);
 
     // Local. Drops buffers beyond the staging buffer's size after an operation that needed them.
@@ -66,6 +67,8 @@ private:
     // independent_engine.cpp
     void one_call(IoRequest &request, Direction dir);
     void read_back(haddr_t addr, char *buffer, std::size_t len);
+    haddr_t zeros_from() const;
+    bool reads_only_zeros(const IoRequest &request) const;
     void run_by_run(const IoRequest &request, Direction dir);
     // sieve.cpp
     void sieve_typed(IoRequest &request, Direction dir);

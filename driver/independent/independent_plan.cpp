@@ -53,13 +53,19 @@ std::vector<Span> read_spans(const std::vector<Stretch> &st, const IndependentLi
     return spans;
 }
 
-// Writes that may bridge: a bridged span is read back whole before it is written whole, so the
-// next stretch joins when twice its hole plus its own length is at most sieve_gap (what it adds to
-// the bytes read and written, against the call it saves). A span of m stretches, S bytes from its
-// first to its last byte and B bytes wanted is kept only when it costs less than m calls:
-// 2 calls + 2S bytes against m calls + B bytes.
+// Bytes of [lo, hi) a bridged write reads back: those below zeros_from (the rest is known zeros).
+std::uint64_t read_back_bytes(std::uint64_t lo, std::uint64_t hi, std::uint64_t zeros_from) {
+    return lo >= zeros_from ? 0 : std::min(hi, zeros_from) - lo;
+}
+
+// Writes that may bridge: a bridged span is read back (below zeros_from) before it is written
+// whole, so the next stretch joins when its hole plus what joining adds to the read back - the hole
+// and the stretch, below zeros_from - is at most sieve_gap (against the call it saves). A span of m
+// stretches, S bytes from its first to its last byte, R of them read back and B bytes wanted is
+// kept only when it costs less than m calls: 1 call (2 with a read back) + S + R bytes against m
+// calls + B bytes.
 std::vector<Span> write_spans(const std::vector<Stretch> &st, bool may_bridge,
-                              const IndependentLimits &limits) {
+                              const IndependentLimits &limits, std::uint64_t zeros_from) {
     std::vector<Span> spans;
     spans.reserve(st.size());
     if (!may_bridge) { // every stretch on its own
@@ -69,7 +75,8 @@ std::vector<Span> write_spans(const std::vector<Stretch> &st, bool may_bridge,
     }
     for (std::size_t k = 0; k < st.size(); ++k) {
         const bool join = may_bridge && !spans.empty() && !st[k].own_call && !st[k - 1].own_call &&
-                          2 * (st[k].lo - st[k - 1].hi) + (st[k].hi - st[k].lo) <= limits.sieve_gap;
+                          (st[k].lo - st[k - 1].hi) + read_back_bytes(st[k - 1].hi, st[k].hi, zeros_from) <=
+                              limits.sieve_gap;
         if (join)
             spans.back().last = k + 1;
         else
@@ -83,7 +90,10 @@ std::vector<Span> write_spans(const std::vector<Stretch> &st, bool may_bridge,
         for (std::size_t k = s.first; k < s.last; ++k)
             wanted += st[k].hi - st[k].lo;
         const std::uint64_t extent = st[s.last - 1].hi - st[s.first].lo;
-        const bool worth = m >= 3 && 2 * extent - wanted <= (m - 2) * std::uint64_t{limits.sieve_gap};
+        const std::uint64_t read = read_back_bytes(st[s.first].lo, st[s.last - 1].hi, zeros_from);
+        const std::size_t calls = read == 0 ? 1 : 2;
+        const bool worth =
+            m > calls && extent + read - wanted <= (m - calls) * std::uint64_t{limits.sieve_gap};
         if (m == 1 || worth) {
             kept.push_back(s);
             continue;
@@ -128,16 +138,21 @@ Strategy choose_strategy(const RequestShape &s, Direction dir, bool may_bridge,
         return Strategy::Staged;
     // Short blocks: one sieved range when the bytes read and copied beyond one call's cost
     // less than the calls they save (reads: the holes read, every byte copied once more), or than
-    // the calls saved minus the second pass (writes, which read the range back and write it whole).
+    // the calls saved minus the read back (writes, which read the range back below zeros_from and
+    // write it whole).
     const auto k = s.file_blocks;
     const auto g = std::uint64_t{limits.sieve_gap};
-    const bool worth = dir == Direction::Read ? s.span <= (k - 1) * g
-                                              : may_bridge && k >= 2 && 2 * s.span - s.bytes <= (k - 2) * g;
+    const std::uint64_t read = read_back_bytes(s.lo, s.lo + s.span, s.zeros_from);
+    const std::uint64_t calls = read == 0 ? 1 : 2;
+    const bool worth = dir == Direction::Read
+                           ? s.span <= (k - 1) * g
+                           : may_bridge && k >= calls && s.span + read - s.bytes <= (k - calls) * g;
     return worth ? Strategy::SieveTyped : Strategy::Staged;
 }
 
 std::vector<GroupCall> plan_group(std::span<const PlannedSegment> segments, Direction dir, bool may_bridge,
-                                  bool view_usable, const IndependentLimits &limits) {
+                                  bool view_usable, const IndependentLimits &limits,
+                                  std::uint64_t zeros_from) {
     std::vector<GroupCall> calls;
     const std::vector<Stretch> st = stretches_of(segments);
     calls.reserve(st.size());
@@ -152,7 +167,7 @@ std::vector<GroupCall> plan_group(std::span<const PlannedSegment> segments, Dire
         }
         return calls;
     }
-    const std::vector<Span> spans = write_spans(st, may_bridge, limits);
+    const std::vector<Span> spans = write_spans(st, may_bridge, limits, zeros_from);
     // The holes of bridged spans are read first (the segments are copied in afterwards).
     for (const Span &sp : spans)
         if (sp.last - sp.first > 1)

@@ -9,8 +9,10 @@
 // buffer, against the call saved), and a write - which must read a bridged range back first and
 // write it whole - when the hole twice plus the stretch after it is at most sieve_gap, and only
 // where no other rank writes inside the range (the collective route's disjoint extents, or a file
-// of one rank). Many unbridged stretches shorter than sieve_gap on average are written as one call
-// through the rank's own file view.
+// of one rank). Bytes at or past `zeros_from` (no rank has written there: a hole or past the end of
+// file, docs/architecture.md) need no read back: a hole there costs its bytes once, written as
+// zeros. Many unbridged stretches shorter than sieve_gap on average are written as one call through
+// the rank's own file view.
 #pragma once
 
 #include "io/direction.hpp"
@@ -46,6 +48,10 @@ struct RequestShape {
     std::uint64_t mem_blocks = 0;  // contiguous memory blocks
     bool file_contiguous = false;  // one file range
     bool one_memory_type = false;  // the memory side is one buffer or one existing datatype
+    // Writes: the first byte from which the file is known to hold zeros no rank wrote (a bridged
+    // write reads back only what lies below it). UINT64_MAX: nothing is known.
+    std::uint64_t zeros_from = UINT64_MAX;
+    std::uint64_t lo = 0; // the extent's first file byte (with `span`: where zeros_from falls)
 };
 
 enum class Strategy {
@@ -89,8 +95,9 @@ struct GroupCall {
 // ReadSpans and Straights (copy out afterwards); writes list ReadSpans first (holes to bridge), then
 // WriteSpans, ViewWrites and Straights (copy in before the writes). kViewWriteMinRuns or more
 // unbridged stretches shorter than sieve_gap on average go through the rank's own view
-// (`view_usable`).
+// (`view_usable`). `zeros_from`: as RequestShape's (a bridged write reads back nothing from there).
 std::vector<GroupCall> plan_group(std::span<const PlannedSegment> segments, Direction dir, bool may_bridge,
-                                  bool view_usable, const IndependentLimits &limits);
+                                  bool view_usable, const IndependentLimits &limits,
+                                  std::uint64_t zeros_from = UINT64_MAX);
 
 } // namespace mpiio

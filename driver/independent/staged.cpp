@@ -151,13 +151,14 @@ void IndependentEngine::flush_group(StagedOperation &op) {
     // handle is asked for (and opened) only when the plan wants a view write.
     const bool view_may_be_usable =
         writes && op.view_usable.value_or(io_->own_view_may_be_usable(op.regular_runs, op.may_open_view));
-    std::vector<GroupCall> calls = plan_group(group_, op.dir, op.may_bridge, view_may_be_usable, limits_);
+    std::vector<GroupCall> calls =
+        plan_group(group_, op.dir, op.may_bridge, view_may_be_usable, limits_, zeros_from());
     const bool wants_view = std::any_of(
         calls.begin(), calls.end(), [](const GroupCall &c) { return c.kind == GroupCall::Kind::ViewWrite; });
     if (wants_view && !op.view_usable) {
         op.view_usable = io_->own_view_usable(op.regular_runs, op.may_open_view);
         if (!*op.view_usable)
-            calls = plan_group(group_, op.dir, op.may_bridge, false, limits_);
+            calls = plan_group(group_, op.dir, op.may_bridge, false, limits_, zeros_from());
     }
     run_group_calls(calls, op.dir);
     group_.clear();

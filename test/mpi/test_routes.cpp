@@ -323,6 +323,18 @@ TEST(RoutesAggregate, OverlappingWritesKeepTheHighestRanksBytes) {
     }
 }
 
+// Collective. A 1-D dataset of `n` ints allocated at creation and never filled: no byte of it is
+// written until the test writes one (an invalid handle when anything fails).
+Hid create_unwritten(hid_t file, const char *name, hsize_t n) {
+    Hid dcpl(H5Pcreate(H5P_DATASET_CREATE));
+    const hsize_t dims[1] = {n};
+    Hid space(H5Screate_simple(1, dims, nullptr));
+    if (!dcpl.valid() || !space.valid() || H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) < 0 ||
+        H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0)
+        return Hid();
+    return Hid(H5Dcreate2(file, name, H5T_NATIVE_INT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+}
+
 // The holes an aggregator bridges: bytes no rank ever wrote are zeros and are not read back (a
 // time step's fresh dataset reads nothing: on a network file system each read is a round trip),
 // and bytes another rank wrote there before are read back and kept. "kept" lies past "fresh" in
@@ -341,12 +353,7 @@ TEST(RoutesAggregate, HolesKeepWhatAnyRankWroteAndReadNothingNoRankWrote) {
     const std::string path = path_in(test_dir(), "aggregated_holes", Driver::Mpiio);
     Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
     ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
-    Hid dcpl(H5Pcreate(H5P_DATASET_CREATE)); // allocated at creation, never filled: nothing written
-    ASSERT_GE(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), 0);
-    ASSERT_GE(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), 0);
-    Hid space(H5Screate_simple(1, dims, nullptr));
-    Hid fresh(H5Dcreate2(file, "fresh", H5T_NATIVE_INT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
-    Hid kept(H5Dcreate2(file, "kept", H5T_NATIVE_INT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    Hid fresh = create_unwritten(file, "fresh", n), kept = create_unwritten(file, "kept", n);
     ASSERT_TRUE(all_ranks(fresh.valid() && kept.valid()));
 
     // Each rank's even elements of its own block, collectively: odd holes inside every window.
@@ -393,6 +400,62 @@ TEST(RoutesAggregate, HolesKeepWhatAnyRankWroteAndReadNothingNoRankWrote) {
     EXPECT_EQ(got, want_fresh);
     EXPECT_TRUE(all_ranks(H5Dread(kept, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, collective, got.data()) >= 0));
     EXPECT_EQ(got, want_kept);
+}
+
+// A collective read of bytes no rank ever wrote (the library's background read of a fresh compound
+// dataset before its first field is written) is zeros without a call, on the routes that read rank
+// by rank; bytes another rank wrote are read (the ranks' agreed written end, not this rank's own,
+// bounds the zeros). "later" lies past "fresh" in the file and only the last rank writes it.
+TEST(RoutesAggregate, ReadsOfBytesNoRankWroteAreZerosWithoutACall) {
+    const char *forced = std::getenv("MPIIO_TEST_CONFIG");
+    if (forced != nullptr && std::strstr(forced, "collective_route") != nullptr)
+        GTEST_SKIP() << "the environment forces another route";
+    const int s = world_size(), r = world_rank();
+    const hsize_t n = kPerRank * static_cast<hsize_t>(s), dims[1] = {n};
+    for (const char *route : {"aggregate", "independent"}) {
+        SCOPED_TRACE(route);
+        const std::string config = std::string("collective_route=") + route;
+        FaplOptions options;
+        options.config = config.c_str();
+        Hid fapl = make_fapl(Driver::Mpiio, options);
+        Hid collective = make_dxpl(H5FD_MPIO_COLLECTIVE), independent = make_dxpl(H5FD_MPIO_INDEPENDENT);
+        const std::string path =
+            path_in(test_dir(), (std::string("unwritten_reads_") + route).c_str(), Driver::Mpiio);
+        Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+        ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
+        Hid fresh = create_unwritten(file, "fresh", n), later = create_unwritten(file, "later", n);
+        ASSERT_TRUE(all_ranks(fresh.valid() && later.valid()));
+        // Each rank reads its own block (the routes that read rank by rank; a whole-dataset read
+        // on every rank is the library's rank-0 broadcast).
+        const hsize_t start[1] = {r * kPerRank}, count[1] = {kPerRank};
+        Hid block(H5Screate_simple(1, dims, nullptr));
+        ASSERT_GE(H5Sselect_hyperslab(block, H5S_SELECT_SET, start, nullptr, count, nullptr), 0);
+        Hid block_memory(H5Screate_simple(1, count, nullptr));
+        std::vector<int> got(kPerRank, -1);
+
+        const auto before = stats_of(file);
+        EXPECT_TRUE(
+            all_ranks(H5Dread(fresh, H5T_NATIVE_INT, block_memory, block, collective, got.data()) >= 0));
+        const auto after = stats_of(file);
+        EXPECT_EQ(got, std::vector<int>(kPerRank, 0));
+        EXPECT_EQ(after.independent_reads + after.collective_reads,
+                  before.independent_reads + before.collective_reads)
+            << "bytes no rank ever wrote were read";
+
+        std::vector<int> values(n);
+        for (hsize_t i = 0; i < n; ++i)
+            values[i] = value_at<int>(i, 3);
+        bool written = true;
+        if (r == s - 1)
+            written = H5Dwrite(later, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, independent, values.data()) >= 0;
+        EXPECT_TRUE(all_ranks(written)) << error_stack_text();
+        EXPECT_TRUE(all_ranks(H5Fflush(file, H5F_SCOPE_LOCAL) >= 0)) << error_stack_text();
+        std::fill(got.begin(), got.end(), -1);
+        EXPECT_TRUE(
+            all_ranks(H5Dread(later, H5T_NATIVE_INT, block_memory, block, collective, got.data()) >= 0));
+        EXPECT_EQ(got, std::vector<int>(values.begin() + static_cast<std::ptrdiff_t>(start[0]),
+                                        values.begin() + static_cast<std::ptrdiff_t>(start[0] + kPerRank)));
+    }
 }
 
 // Point selections may name their points in any order; a range of long runs sieved in windows

@@ -208,6 +208,49 @@ TEST(IndependentPlan, WritesBridgeOnlyWhereAllowedAndWorthIt) {
               "D 0+16, D 32+16");
 }
 
+// Past the written end (bytes no rank wrote: zeros) a bridged write reads nothing back: a hole
+// costs its bytes once, written as zeros, so holes up to sieve_gap join and two stretches already
+// pay. Below it the read back counts as before.
+TEST(IndependentPlan, WritesPastTheWrittenEndBridgeWithoutReadingBack) {
+    const IndependentLimits shared{4 * K * K, 64 * K}; // a call worth 64 KiB (shared storage)
+    // Four ranks' bands (128-byte pieces 256 bytes apart over 32 KiB, the rest of each 64 KiB band
+    // unwritten), as an aggregator receives them.
+    std::vector<PlannedSegment> bands;
+    for (std::size_t r = 0; r < 4; ++r)
+        for (const PlannedSegment &s : strided(128, 128, 256, r * 64 * K))
+            bands.push_back(s);
+    // Written before: each band read back and written on its own (its 32 KiB hole to the next
+    // band twice costs more than a call).
+    EXPECT_EQ(calls(mpiio::plan_group(bands, Direction::Write, true, false, shared)),
+              "R 0+32640, R 65536+32640, R 131072+32640, R 196608+32640, W 0+32640, W 65536+32640, "
+              "W 131072+32640, W 196608+32640");
+    // Never written: one write of the four bands and the zeros between them (the span's read back
+    // lies past the written end: zeros, no call).
+    EXPECT_EQ(calls(mpiio::plan_group(bands, Direction::Write, true, false, shared, 0)),
+              "R 0+229248, W 0+229248");
+    // Written up to the second band's end: the first two read back, joined by their 32 KiB hole
+    // only when it and the read back of the second band fit in a call; the rest joins as zeros.
+    EXPECT_EQ(calls(mpiio::plan_group(bands, Direction::Write, true, false, shared, 64 * K + 32640)),
+              "R 0+32640, R 65536+163712, W 0+32640, W 65536+163712");
+    // Two stretches in the gap cost's reach: one call when nothing is read back, two otherwise.
+    EXPECT_EQ(calls(mpiio::plan_group(strided(2, 16, 32), Direction::Write, true, false, limits(), 0)),
+              "R 0+48, W 0+48");
+    EXPECT_EQ(calls(mpiio::plan_group(strided(2, 16, 32), Direction::Write, true, false, limits(), 32)),
+              "D 0+16, D 32+16");
+    // Not where another rank may write in between: no bridging, whatever is known to be zeros.
+    EXPECT_EQ(calls(mpiio::plan_group(strided(3, K, 2 * K), Direction::Write, false, false, limits(), 0)),
+              "D 0+1024, D 2048+1024, D 4096+1024");
+    // Sieving short blocks: two elements a hole apart pay for one sieved call only without a read
+    // back.
+    RequestShape two{8, 12, 2, 1, false, true};
+    EXPECT_EQ(mpiio::choose_strategy(two, Direction::Write, true, limits()), Strategy::Staged);
+    two.zeros_from = 0;
+    EXPECT_EQ(mpiio::choose_strategy(two, Direction::Write, true, limits()), Strategy::SieveTyped);
+    two.lo = 4096; // zeros only from past the extent: read back as before
+    two.zeros_from = 4096 + 12;
+    EXPECT_EQ(mpiio::choose_strategy(two, Direction::Write, true, limits()), Strategy::Staged);
+}
+
 TEST(IndependentPlan, LongSegmentsMoveOnTheirOwn) {
     std::vector<PlannedSegment> mixed = {
         {0, 100, false}, {200, 64 * K, false}, {200 + 64 * K + 10, 100, false}};

@@ -296,14 +296,12 @@ std::string run_driver(CaseRun &run, CaseResult &res, Driver d, int round, bool 
            (read ? seconds_str(r.seconds) : "not supported") + (bad ? " VERIFY-FAILED" : "");
 }
 
-// Collective. One untimed write + read of the case at `steps` time steps through driver `d`; the
-// shorter of its two phases (0 when the driver refused one: nothing to scale on, refusal.hpp).
-double calibration_phase(const Options &opt, const CaseSel &sel, const std::string &work, Driver d,
-                         int steps) {
-    CaseRun run(opt, sel, work, steps);
-    const std::string path = case_file(work, run.c.id, d) + ".calibration";
+// Collective. One untimed write + read of `run` (built at `steps` time steps) through driver `d`;
+// the shorter of its two phases (0 when the driver refused one: nothing to scale on, refusal.hpp).
+double calibration_phase(CaseRun &run, Driver d, int steps) {
+    const std::string path = case_file(run.work, run.c.id, d) + ".calibration";
     set_context(run.c.id + " " + driver_name(d) + " calibration",
-                repro_command(opt, run.c.id, driver_name(d), steps));
+                repro_command(run.opt, run.c.id, driver_name(d), steps));
     PhaseTimes w, r;
     const Refusals refused = write_then_read(run, d, path, w, r);
     remove_driver_file(path, d);
@@ -326,21 +324,21 @@ int calibrated_timesteps(const Options &opt, const CaseSel &sel, const std::stri
                          ? Driver::Mpio
                          : opt.drivers.front();
     const int first = opt.timesteps;
-    const double per_step_bytes =
-        describe(build_case(sel.pattern, sel.mode, opt.size, first, rank(), nranks())).bytes / first;
-    double most = static_cast<double>(first) * kMaxStepFactor;
-    if (per_step_bytes > 0)
-        most = std::min(most, std::floor(kMaxPhaseBytes / per_step_bytes));
+    double most = static_cast<double>(first) * kMaxStepFactor, shorter = 0;
+    { // (the first point's buffers go before the second point's are made)
+        CaseRun run(opt, sel, work, first);
+        if (const double per_step_bytes = describe(run.c).bytes / first; per_step_bytes > 0)
+            most = std::min(most, std::floor(kMaxPhaseBytes / per_step_bytes));
+        for (int attempt = 0; attempt < 2 && shorter < opt.min_phase_s; ++attempt) { // long enough: done
+            const double t = calibration_phase(run, d, first);
+            if (t <= 0)
+                return first; // refused: every rank sees the same refusal
+            shorter = std::max(shorter, t);
+        }
+    }
     const auto bounded = [&](double steps) {
         return std::max(first, static_cast<int>(std::min(steps, most)));
     };
-    double shorter = 0;
-    for (int attempt = 0; attempt < 2 && shorter < opt.min_phase_s; ++attempt) { // long enough: done
-        const double t = calibration_phase(opt, sel, work, d, first);
-        if (t <= 0)
-            return first; // refused: every rank sees the same refusal
-        shorter = std::max(shorter, t);
-    }
     const auto agreed = [](int steps) { // rank 0's rounding decides
         BENCH_MPI(MPI_Bcast(&steps, 1, MPI_INT, 0, MPI_COMM_WORLD));
         return steps;
@@ -348,7 +346,8 @@ int calibrated_timesteps(const Options &opt, const CaseSel &sel, const std::stri
     const int guess = agreed(bounded(std::ceil(first * opt.min_phase_s / std::max(shorter, 1e-6))));
     if (guess == first)
         return first;
-    const double second = calibration_phase(opt, sel, work, d, guess); // the line's second point
+    CaseRun run(opt, sel, work, guess);
+    const double second = calibration_phase(run, d, guess); // the line's second point
     const double per_step = (second - shorter) / (guess - first);
     if (second <= 0 || per_step <= 0) // noise: the proportional guess stands
         return guess;

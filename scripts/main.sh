@@ -83,10 +83,10 @@
 #                     2 client mounts; installed and torn down by it) and only the matrix runs
 #                     (--no-overhead --no-h5perf), with the servers' operations counted per driver
 #                     and phase (h5bench_vfd --server-ops: server-ops.md) and, unless given, --size
-#                     small --min-phase 1 --timesteps 8 (a call costs a network round trip there: each
-#                     phase long enough that open and close do not dominate; from 8 steps --min-phase
-#                     may go to 64, where 24 left most phases at half a second). Ranks go to both clients (odd
-#                     ranks on client 2) unless --clients 1. Published to
+#                     small --min-phase 1 --timesteps 8 (a call costs a network round trip there:
+#                     each phase long enough that open and close do not dominate; from 8 steps
+#                     --min-phase may go to 64, where 24 left most phases at half a second). Ranks
+#                     go to both clients (odd ranks on client 2) unless --clients 1. Published to
 #                     docs/bench/dfs-<N>client(s)/<layer>/ with a summary.md of their own.
 #   --clients N       with --storage dfs: 2 (default) or 1 client mounts for the ranks
 #   --label TEXT      note recorded with the results (e.g. "machine busy")

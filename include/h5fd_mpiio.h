@@ -62,7 +62,9 @@ typedef struct H5FD_mpiio_prefix_t {
     X(uint64_t, collective_mpi_calls, "collective MPI calls made by collective transfers")                  \
     X(uint64_t, set_views, "MPI_File_set_view calls on the shared handle")                                 \
     X(uint64_t, view_writes, "independent writes of many small runs as one call through the rank's own view")\
-    X(uint64_t, aggregated_route_ops, "collective transfers moved through aggregator ranks (aggregating route)")
+    X(uint64_t, aggregated_route_ops, "collective transfers moved through aggregator ranks (aggregating route)")\
+    X(uint64_t, cached_window_reads, "aggregator windows of collective reads copied from the aggregator's copy of earlier transfers (window_cache), no read call")\
+    X(uint64_t, cached_bytes_read, "bytes those windows copied")
 /* clang-format on */
 
 typedef struct H5FD_mpiio_stats_t {

@@ -116,6 +116,8 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
     std::vector<MPI_Datatype> send_types(ranks, MPI_BYTE), recv_types(ranks, MPI_BYTE);
     std::vector<int> send_counts(ranks), recv_counts(ranks);
     std::optional<Error> error;
+    if (dir == Direction::Write)
+        window_cache_.clear(); // (what it writes replaces it, round by round)
 
     for (std::uint64_t round = 0; round < plan.rounds; ++round) {
         // This rank's pieces of the round, grouped by aggregator (ascending: the cursor's order)
@@ -216,11 +218,17 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
             runs_.push_back(Run{range.lo, static_cast<std::size_t>(range.hi - range.lo),
                                 window + (range.lo - window_lo)});
         auto move_window = [&] {
-            if (aggregator && !error && !runs_.empty()) {
-                IoRequest request = IoRequest::runs(runs_);
-                request.mark_metadata(metadata); // (no handle of its own for metadata: as for the ranks)
-                error = capture([&] { ctx_.independent->move(request, dir, true, unwritten_from); });
+            if (!aggregator || error || runs_.empty())
+                return;
+            if (dir == Direction::Read && window_cache_.serve(runs_)) {
+                io.count_cached_read(covered);
+                return;
             }
+            IoRequest request = IoRequest::runs(runs_);
+            request.mark_metadata(metadata); // (no handle of its own for metadata: as for the ranks)
+            error = capture([&] { ctx_.independent->move(request, dir, true, unwritten_from); });
+            if (!error)
+                window_cache_.keep(runs_);
         };
         if (dir == Direction::Write) {
             check_mpi(MPI_Alltoallw(MPI_BOTTOM, send_counts.data(), zeros.data(), send_types.data(), window,
@@ -245,7 +253,10 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
 
     if (dir == Direction::Write)
         sync_after_collective_write(error);
-    agree(ctx_.comm, error); // every rank fails together: none waits for another's next call
+    if (error)
+        window_cache_.clear();    // (a round it kept may hold bytes a later failed round changed)
+    changes_seen_ = io.changes(); // (its own writes and sync are what it kept)
+    agree(ctx_.comm, error);      // every rank fails together: none waits for another's next call
     io.count_collective_call();
     if (dir == Direction::Write && !mine.empty()) {
         io.set_eof(std::max(io.eof(), mine.end()));

@@ -64,6 +64,7 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
     local_error = ctx_.failed_writes->with(std::move(local_error));
     route::ExtentSummary summary = route::summarize(lo, hi, flags, ctx_.rank, local_error.has_value());
     summary.written_end = static_cast<std::int64_t>(ctx_.io->written_end());
+    summary.changed = ctx_.io->changes() != changes_seen_ ? 1 : 0;
     if (!summary_op_)
         make_summary_reduction(); // before the call: every rank needs it, none may skip the call
     route::ExtentSummary all;
@@ -71,6 +72,8 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
               "MPI_Allreduce (route summary and error agreement)");
     ctx_.io->count_collective_call();
     summary = all;
+    if (summary.changed != 0)
+        window_cache_.clear();
     if (summary.failed_rank != INT64_MAX)
         raise_agreed_failure(ctx_.comm, static_cast<int>(summary.failed_rank), local_error);
     r.gapless = route::gapless(summary);

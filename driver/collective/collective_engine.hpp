@@ -20,6 +20,7 @@
 #pragma once
 
 #include "collective/aggregation.hpp"
+#include "collective/window_cache.hpp"
 #include "common/mpi_handle.hpp"
 #include "independent/independent_engine.hpp"
 #include "io/failed_writes.hpp"
@@ -54,6 +55,8 @@ struct CollectiveContext {
     // The aggregating route's window: the most bytes an aggregator holds at once (config
     // staging_buffer).
     std::size_t aggregation_window = tuning::kStagingBuffer;
+    // The most bytes an aggregator keeps of earlier transfers (config window_cache; 0: none).
+    std::size_t window_cache = tuning::kWindowCache;
 };
 
 class CollectiveEngine {
@@ -63,7 +66,10 @@ public:
     CollectiveEngine &operator=(const CollectiveEngine &) = delete;
 
     // Local. The file's parts the engine works with; once, at open.
-    void bind(const CollectiveContext &context) { ctx_ = context; }
+    void bind(const CollectiveContext &context) {
+        ctx_ = context;
+        window_cache_.set_limit(ctx_.host_copies ? ctx_.window_cache : 0); // (a copy is a CPU copy)
+    }
 
     // Collective. `mine` is this rank's part (empty when `local_error` says its preparation failed:
     // the rank then joins with nothing and every rank fails). An error while moving fails this rank
@@ -113,6 +119,10 @@ private:
     std::vector<aggregation::Segment> segments_;
     std::vector<Run> runs_;
     ScratchBuffer window_, packed_;
+    // The aggregators' copies of earlier transfers, and this rank's MpiIo::changes() when the last
+    // aggregated transfer ended: a count that moved since says the copies may be stale.
+    WindowCache window_cache_;
+    std::uint64_t changes_seen_ = 0;
 };
 
 } // namespace mpiio

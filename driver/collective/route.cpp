@@ -96,6 +96,7 @@ void combine(const ExtentSummary &left, ExtentSummary &right) {
     ExtentSummary out;
     out.failed_rank = std::min(left.failed_rank, right.failed_rank);
     out.written_end = std::max(left.written_end, right.written_end);
+    out.changed = std::max(left.changed, right.changed);
     out.all_contiguous = left.all_contiguous & right.all_contiguous;
     out.all_capable = left.all_capable & right.all_capable;
     if (!left.any || !right.any) {

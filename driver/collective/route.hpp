@@ -65,6 +65,9 @@ struct ExtentSummary {
     // The highest MpiIo::written_end of the ranks (set by the caller, not by summarize): no rank
     // ever wrote a byte at or past it, so a write's holes there are zeros without reading them back.
     std::int64_t written_end = 0;
+    // Whether some rank changed or synced the file since the last aggregated transfer (set by the
+    // caller): the aggregators then drop their copies of earlier transfers (window_cache.hpp).
+    std::int64_t changed = 0;
 };
 inline constexpr int kSummaryWords = static_cast<int>(sizeof(ExtentSummary) / sizeof(std::int64_t));
 

@@ -383,7 +383,7 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
         state->comm.get(), state->rank, state->size, state->info.get(), state->storage.route,
         state->storage.read_overlap_limit, state->config.host_copies == HostCopies::On, state->read_only,
         state->sync_after_collective_write, &state->io, &state->independent, &state->failed_writes,
-        &state->extent, state->config.staging_buffer});
+        &state->extent, state->config.staging_buffer, state->config.window_cache});
     file->state = state.release();
     return file.release();
 }

@@ -169,6 +169,7 @@ std::size_t MpiIo::read_at(haddr_t addr, const MemoryBuffer &memory) {
 void MpiIo::write_at(haddr_t addr, const MemoryBuffer &memory) {
     check_address(addr, memory.bytes);
     written_end_ = std::max<haddr_t>(written_end_, addr + memory.bytes); // before: a failed write counts
+    ++changes_;
     call<Call::WriteAt>(static_cast<MPI_Offset>(addr), memory);
     eof_ = std::max<haddr_t>(eof_, addr + memory.bytes);
 }
@@ -185,6 +186,7 @@ void MpiIo::write_bytes(haddr_t addr, const char *buf, std::size_t bytes) {
     char *data = const_cast<char *>(buf); // MPI takes void*: never written
     if (bytes <= static_cast<std::size_t>(INT_MAX)) [[likely]] {
         written_end_ = std::max<haddr_t>(written_end_, addr + bytes);
+        ++changes_;
         byte_call<Call::WriteAt>(addr, data, bytes);
         eof_ = std::max<haddr_t>(eof_, addr + bytes);
         return;
@@ -244,6 +246,7 @@ void MpiIo::write_through_own_view(haddr_t disp, MPI_Datatype file_type, const c
                                    std::size_t runs, haddr_t end) {
     check_address(disp, bytes);
     written_end_ = std::max(written_end_, end);
+    ++changes_;
     MPI_Status status{};
     {
         IoTimer t = timer();
@@ -285,8 +288,10 @@ std::size_t MpiIo::shared_read(MPI_Offset offset, const MemoryBuffer &memory, bo
 }
 
 void MpiIo::shared_write(MPI_Offset offset, const MemoryBuffer &memory, bool individual, haddr_t end) {
-    if (memory.bytes > 0)
+    if (memory.bytes > 0) {
         written_end_ = std::max(written_end_, end);
+        ++changes_;
+    }
     if (individual)
         call<Call::WriteAt>(offset, memory);
     else
@@ -297,6 +302,7 @@ void MpiIo::shared_write(MPI_Offset offset, const MemoryBuffer &memory, bool ind
 
 void MpiIo::sync() {
     ++stats_.syncs;
+    ++changes_;
     check_mpi(MPI_File_sync(*shared_), "MPI_File_sync");
 }
 
@@ -304,12 +310,15 @@ MPI_Offset MpiIo::size() const { return mpi_file_size(*shared_); }
 
 void MpiIo::set_size(MPI_Offset size, const char *what) {
     ++stats_.truncates;
+    ++changes_;
     set_mpi_file_size(*shared_, size, what);
 }
 
 void MpiIo::sync_own_handle() {
-    if (own_ != MPI_FILE_NULL)
-        check_mpi(MPI_File_sync(own_), "MPI_File_sync (own handle)");
+    if (own_ == MPI_FILE_NULL)
+        return;
+    ++changes_;
+    check_mpi(MPI_File_sync(own_), "MPI_File_sync (own handle)");
 }
 
 std::optional<Error> MpiIo::close_own_handle(const std::string &file_name) {

@@ -109,6 +109,10 @@ public:
     // size at open if higher: every byte at or past the maximum of it over the ranks is one no
     // rank wrote, a zero in the file (or past its end). Never lowered.
     haddr_t written_end() const { return written_end_; }
+    // How many times this rank changed the file or synced it (writes, resizes, syncs; failed ones
+    // included): the aggregators' copies of earlier transfers last only while no rank's count
+    // moved (collective/window_cache.hpp).
+    std::uint64_t changes() const { return changes_; }
     const Stats &stats() const { return stats_; }
     // --- what the engines report (local) ----------------------------------------------------------
     // The counters change only in this class: the MPI-IO calls count themselves, and the engines
@@ -144,6 +148,11 @@ public:
     }
     // A read_vector / write_vector callback.
     void count_vector_call() { ++stats_.vector_calls; }
+    // An aggregator's window of a collective read copied from its copy of earlier transfers.
+    void count_cached_read(std::size_t bytes) {
+        ++stats_.cached_window_reads;
+        stats_.cached_bytes_read += bytes;
+    }
     // A clock pair around a whole run-by-run operation instead of one per call (stats.hpp), when
     // the time is measured at all.
     IoTimer timer() { return IoTimer(stats_, timing_, clocked_); }
@@ -183,6 +192,7 @@ private:
     std::optional<bool> irregular_views_pay_off_; // the layer's answer, asked once per file
     haddr_t eof_ = 0;
     haddr_t written_end_ = 0;
+    std::uint64_t changes_ = 0;
     Stats stats_{};
     bool timing_ = false;  // a timer is running
     bool clocked_ = false; // timers read the clock

@@ -54,6 +54,9 @@ struct Config {
     // the file has a single rank - separated by at most sieve_gap bytes) are staged through one
     // buffer of at most staging_buffer bytes and moved with one MPI call.
     std::size_t staging_buffer = tuning::kStagingBuffer;
+    // Most bytes an aggregator of the aggregating route keeps of its earlier transfers, to answer
+    // collective reads of the same bytes without reading the file; 0: none (window_cache.hpp).
+    std::size_t window_cache = tuning::kWindowCache;
     // Unset: the storage class's default (settings/storage.hpp, resolve_storage_tuning).
     std::optional<std::size_t> sieve_gap;
     CollectiveRoute collective_route = CollectiveRoute::Auto;

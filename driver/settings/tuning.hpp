@@ -17,6 +17,11 @@ namespace mpiio::tuning {
 // staging_buffer: most bytes a rank's own transfer stages at once. 4 MiB: above it the copy costs
 // more than the calls it saves on every layer measured (bench/call_cost, docs/architecture.md).
 inline constexpr std::size_t kStagingBuffer = std::size_t{4} << 20;
+// window_cache: most bytes an aggregator keeps of its earlier transfers for collective reads of the
+// same bytes (collective/window_cache.hpp). 16 MiB: a compound dataset's records of four ranks at
+// the benchmark's small and medium sizes (2 MiB per transfer) several times over, at four windows'
+// memory.
+inline constexpr std::size_t kWindowCache = std::size_t{16} << 20;
 // sieve_gap: bytes that cost as much to move as one MPI-IO call. On tmpfs a call is worth 1.4-10 KB
 // on every layer (bench/call_cost: OMPIO, ROMIO, MPICH; 1 and 4 ranks); 4 KiB lies inside.
 inline constexpr std::size_t kSieveGap = 4096;

@@ -1,12 +1,21 @@
 #include "collective/window_cache.hpp"
 
 #include <cstring>
+#include <new>
 
 namespace mpiio {
 
-void WindowCache::keep(std::span<const Run> runs) {
+void WindowCache::keep(std::span<const Run> runs) noexcept {
     if (!enabled() || runs.empty())
         return;
+    try {
+        keep_round(runs);
+    } catch (const std::bad_alloc &) {
+        clear();
+    }
+}
+
+void WindowCache::keep_round(std::span<const Run> runs) {
     std::size_t size = 0;
     for (const Run &r : runs)
         size += r.size;

@@ -10,7 +10,9 @@
 // aggregator's copy at the next collective transfer (a counter in the route summary,
 // collective_engine.cpp); a write transfer replaces it; a round that failed is never kept.
 // Writers outside the file's communicator are outside what MPI makes visible without a sync on
-// this side, and a sync drops the copy.
+// this side: a flush (H5Fflush, even with sync=never or read-only) drops the copies. So do bytes
+// an application writes behind the library's back through the file's MPI handle
+// (H5Fget_vfd_handle): seen after a flush, as by the library's own chunk cache.
 #pragma once
 
 #include "io/request.hpp"
@@ -38,8 +40,9 @@ public:
     }
     // Local. Keeps a copy of `runs` (one round's file ranges and their bytes, ascending, not
     // overlapping), dropping the oldest rounds kept when the copy would pass the limit; a round
-    // larger than the limit is not kept.
-    void keep(std::span<const Run> runs);
+    // larger than the limit is not kept. Never throws: without memory it keeps nothing (the
+    // aggregator must reach the round's collective calls whatever happens here).
+    void keep(std::span<const Run> runs) noexcept;
     // Local. Copies every run's bytes from one kept round into its memory when that round holds
     // all of them; false (nothing copied) otherwise. `runs`: ascending, not overlapping.
     bool serve(std::span<const Run> runs) const;
@@ -54,6 +57,7 @@ private:
         std::vector<Slot> slots; // ascending
         std::vector<char> bytes;
     };
+    void keep_round(std::span<const Run> runs);
     static bool holds(const Round &round, std::span<const Run> runs);
 
     std::deque<Round> rounds_; // oldest first

@@ -74,6 +74,7 @@ bool truncate_while_closing(File *file, std::optional<Error> earlier, std::optio
 
 void flush_file(File *file, bool closing) {
     FileState &st = *file->state;
+    st.io.note_flush(); // (the aggregators' copies go: others' writes are visible from here on)
     // MPI_File_close makes everything visible, so a closing flush needs no sync (as the built-in
     // driver); read-only files have nothing to sync.
     if (closing || st.read_only || st.config.sync == SyncPolicy::Never)

@@ -113,6 +113,9 @@ public:
     // included): the aggregators' copies of earlier transfers last only while no rank's count
     // moved (collective/window_cache.hpp).
     std::uint64_t changes() const { return changes_; }
+    // Local. A change the driver's own calls do not show: a flush, MPI's point where other
+    // writers' bytes become visible (counted even where no sync is made).
+    void note_flush() { ++changes_; }
     const Stats &stats() const { return stats_; }
     // --- what the engines report (local) ----------------------------------------------------------
     // The counters change only in this class: the MPI-IO calls count themselves, and the engines

@@ -51,7 +51,9 @@ herr_t cb_set_eoa(H5FD_t *f, H5FD_mem_t, haddr_t addr) {
 
 haddr_t cb_get_eof(const H5FD_t *f, H5FD_mem_t) { return as_file(f)->state->io.eof(); }
 
-// Local. The MPI_File, as the built-in driver hands it out (t_pflush1 closes it directly).
+// Local. The MPI_File, as the built-in driver hands it out (t_pflush1 closes it directly). Bytes
+// the application writes through it behind the library's back are seen after a flush, as by the
+// library's chunk cache (collective/window_cache.hpp).
 herr_t cb_get_handle(H5FD_t *f, hid_t, void **handle) {
     if (handle == nullptr) {
         push_error("mpiio get_handle", Error(ErrorKind::Config, "no output pointer for the file handle"));

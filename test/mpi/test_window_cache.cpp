@@ -148,15 +148,18 @@ TEST(WindowCache, CompoundFieldsMatchTheBuiltinDriverAndReuseTheWrittenRecords) 
 // "unsynced": no MPI_File_sync anywhere (sync=never), so only the count of the rank's own write
 // tells the aggregators (MPI makes another rank's write visible without a sync only on storage
 // that shows it at once: local storage only); "flushed": the write is flushed (a sync on every
-// rank, on any storage).
+// rank, on any storage); "handle": the last rank writes behind the library's back through the
+// file's MPI handle (H5Fget_vfd_handle), then the file is flushed without a sync (sync=never:
+// only the flush tells the aggregators; local storage only, as the first).
 TEST(WindowCache, AnotherRanksWriteBetweenTwoReadsIsRead) {
     if (route_forced_elsewhere())
         GTEST_SKIP() << "the environment forces another route";
     const int s = world_size(), r = world_rank();
     const hsize_t n = kPerRank * static_cast<hsize_t>(s), dims[1] = {n};
     const bool local = auto_route(test_dir()) == "auto";
-    for (const char *variant : {"unsynced", "flushed"}) {
+    for (const char *variant : {"unsynced", "flushed", "handle"}) {
         const bool flushed = std::strcmp(variant, "flushed") == 0;
+        const bool through_handle = std::strcmp(variant, "handle") == 0;
         if (!flushed && !local)
             continue;
         SCOPED_TRACE(variant);
@@ -197,11 +200,20 @@ TEST(WindowCache, AnotherRanksWriteBetweenTwoReadsIsRead) {
         for (hsize_t k = 0; k < third_count[0]; ++k)
             overwrite[k] = ~value_at<int>(3 * k, 4);
         bool written = true;
-        if (r == s - 1)
+        if (r == s - 1 && !through_handle)
             written =
                 H5Dwrite(dset, H5T_NATIVE_INT, thirds_memory, thirds, independent, overwrite.data()) >= 0;
+        if (r == s - 1 && through_handle) { // element 3k at the dataset's offset + 12k
+            void *handle = nullptr;
+            const haddr_t at = H5Dget_offset(dset);
+            written = H5Fget_vfd_handle(file, fapl, &handle) >= 0 && handle != nullptr && at != HADDR_UNDEF;
+            for (hsize_t k = 0; written && k < third_count[0]; ++k)
+                written = MPI_File_write_at(*static_cast<MPI_File *>(handle),
+                                            static_cast<MPI_Offset>(at + 3 * k * sizeof(int)), &overwrite[k],
+                                            1, MPI_INT, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+        }
         EXPECT_TRUE(all_ranks(written)) << error_stack_text();
-        if (flushed) {
+        if (flushed || through_handle) {
             EXPECT_TRUE(all_ranks(H5Fflush(file, H5F_SCOPE_LOCAL) >= 0)) << error_stack_text();
         }
 

@@ -26,7 +26,7 @@ const MpiDescription kNothing{};
 struct CollectiveEngine::Route {
     route::Decision decision;
     bool individual = false;
-    bool gapless = false;        // route::gapless() of every rank's extent
+    bool no_holes = false;       // route::gapless() or route::covers_its_range() of the ranks' bytes
     std::int64_t lo = 0, hi = 0; // every rank's extents together (lo == hi: nothing moves)
     haddr_t unwritten_from = 0;  // no rank ever wrote at or past it (ExtentSummary::written_end)
 };
@@ -65,6 +65,7 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
     route::ExtentSummary summary = route::summarize(lo, hi, flags, ctx_.rank, local_error.has_value());
     summary.written_end = static_cast<std::int64_t>(ctx_.io->written_end());
     summary.changed = ctx_.io->changes() != changes_seen_ ? 1 : 0;
+    summary.bytes = static_cast<std::int64_t>(mine.bytes());
     if (!summary_op_)
         make_summary_reduction(); // before the call: every rank needs it, none may skip the call
     route::ExtentSummary all;
@@ -76,7 +77,7 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
         window_cache_.clear();
     if (summary.failed_rank != INT64_MAX)
         raise_agreed_failure(ctx_.comm, static_cast<int>(summary.failed_rank), local_error);
-    r.gapless = route::gapless(summary);
+    r.no_holes = route::gapless(summary) || route::covers_its_range(summary);
     r.unwritten_from = static_cast<haddr_t>(summary.written_end);
     if (summary.any) {
         r.lo = summary.min_lo;
@@ -120,7 +121,7 @@ void CollectiveEngine::transfer(IoRequest &mine, Direction dir, std::optional<Er
     }
     if (!r.decision.independent) {
         ctx_.io->count_route(RouteTaken::Mpi);
-        mpi_route(mine, dir, r.decision.all_contiguous, r.individual, r.gapless);
+        mpi_route(mine, dir, r.decision.all_contiguous, r.individual, r.no_holes);
         return;
     }
     ctx_.io->count_route(RouteTaken::Independent);
@@ -150,7 +151,7 @@ void CollectiveEngine::broadcast_read(IoRequest &mine, std::optional<Error> loca
 // Collective. MPI collective I/O of every rank's request; a rank whose part failed joins every
 // call with nothing and throws at the end.
 void CollectiveEngine::mpi_route(IoRequest &mine, Direction dir, bool all_contiguous, bool individual,
-                                 bool gapless) {
+                                 bool no_holes) {
     MpiIo &io = *ctx_.io;
     const MpiDescription *d = &kNothing;
     std::optional<Error> local = capture([&] { d = &mine.mpi(); });
@@ -160,7 +161,7 @@ void CollectiveEngine::mpi_route(IoRequest &mine, Direction dir, bool all_contig
         if (!local)
             local = std::move(e);
     };
-    if (dir == Direction::Write && !gapless) // (no hole: nothing the layer could read back)
+    if (dir == Direction::Write && !no_holes) // (no hole: nothing the layer could read back)
         keep_first(extend_to_eoa());
     const bool view = !all_contiguous;
     if (view)
@@ -226,8 +227,10 @@ void CollectiveEngine::sync_after_collective_write(std::optional<Error> &error) 
 // Collective. Before an MPI collective write with holes: extends the file to the EOA when the EOA
 // lies past the size every rank knows, so that the MPI-IO layer's read-modify-write of holes reads
 // zeros (and not whatever its uninitialised collective buffer held) and never copies process
-// memory into the file. A write whose extents tile one range (route::gapless) leaves the layer no
-// hole to read and skips it: on shared storage each resize costs a round of the servers' locks.
+// memory into the file. A write whose extents tile one range (route::gapless), or whose bytes add up
+// to the range they lie in (route::covers_its_range: 2-D blocks tiling a dataset), leaves the layer
+// no hole to read and skips it: on shared storage each resize costs a round of the servers' locks
+// (and on an erasure-coded volume reads of the stripe at the old end).
 // Needs no communication to decide: EOA, known_size and the summary are the same on every rank.
 // Without an agreement of its own: the transfer that follows is collective too, and a rank that
 // failed here fails it. Returns this rank's error instead of throwing (it still joins).

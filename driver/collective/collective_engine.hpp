@@ -94,8 +94,9 @@ private:
     struct Route;
     Route exchange(const IoRequest &mine, Direction dir, std::optional<Error> local_error);
     void broadcast_read(IoRequest &mine, std::optional<Error> local_error);
-    // `gapless`: the extents tile one range (route::gapless), so a write skips extend_to_eoa.
-    void mpi_route(IoRequest &mine, Direction dir, bool all_contiguous, bool individual, bool gapless);
+    // `no_holes`: the ranks' bytes leave no hole in their range (route::gapless,
+    // route::covers_its_range), so a write skips extend_to_eoa.
+    void mpi_route(IoRequest &mine, Direction dir, bool all_contiguous, bool individual, bool no_holes);
     void independent_route(IoRequest &mine, Direction dir, bool disjoint, haddr_t unwritten_from);
     // aggregate_route.cpp. [lo, hi): every rank's extents together; no rank ever wrote at or past
     // `unwritten_from` (the aggregators' holes there are zeros, not read back).

@@ -97,6 +97,7 @@ void combine(const ExtentSummary &left, ExtentSummary &right) {
     out.failed_rank = std::min(left.failed_rank, right.failed_rank);
     out.written_end = std::max(left.written_end, right.written_end);
     out.changed = std::max(left.changed, right.changed);
+    out.bytes = left.bytes > INT64_MAX - right.bytes ? INT64_MAX : left.bytes + right.bytes;
     out.all_contiguous = left.all_contiguous & right.all_contiguous;
     out.all_capable = left.all_capable & right.all_capable;
     if (!left.any || !right.any) {
@@ -125,6 +126,10 @@ void combine(const ExtentSummary &left, ExtentSummary &right) {
 
 bool gapless(const ExtentSummary &s) {
     return s.any && s.ordered && s.all_contiguous && s.total == s.last_hi - s.first_lo;
+}
+
+bool covers_its_range(const ExtentSummary &s) {
+    return s.any && s.bytes != INT64_MAX && s.bytes == s.max_hi - s.min_lo;
 }
 
 // Extents that do not ascend with the rank can still be told apart from their sums: more bytes in

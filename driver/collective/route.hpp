@@ -68,6 +68,8 @@ struct ExtentSummary {
     // Whether some rank changed or synced the file since the last aggregated transfer (set by the
     // caller): the aggregators then drop their copies of earlier transfers (window_cache.hpp).
     std::int64_t changed = 0;
+    // The bytes the ranks move, added up (saturating; set by the caller, not by summarize).
+    std::int64_t bytes = 0;
 };
 inline constexpr int kSummaryWords = static_cast<int>(sizeof(ExtentSummary) / sizeof(std::int64_t));
 
@@ -81,6 +83,12 @@ void combine(const ExtentSummary &left, ExtentSummary &right);
 // one contiguous range, and they add up to the range from the first to the last. An MPI collective
 // write of such extents leaves the MPI-IO layer no hole to read back and rewrite.
 bool gapless(const ExtentSummary &summary);
+
+// Whether the ranks' bytes add up to the whole range their extents lie in: then a collective write
+// leaves no hole in it for the MPI-IO layer to read back (2-D blocks tiling a dataset), unless two
+// ranks write the same bytes, which MPI leaves undefined. Weaker than gapless(): the extents may
+// interleave and have holes of their own.
+bool covers_its_range(const ExtentSummary &summary);
 
 // The decision, when the summary is enough for it: the same Decision decide() gives on the full
 // exchange, in every field the transfer uses (`independent`, `all_contiguous`, and `disjoint` when

@@ -8,6 +8,7 @@
 // and than some runs (own_long_runs: 80 bytes), which then straddle two windows.
 #include "common.hpp"
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -279,6 +280,63 @@ TEST(RoutesSync, CollectiveWritesSyncOnEveryRouteWhenTheLayerAsks) {
         EXPECT_EQ(got, want);
     }
     ASSERT_EQ(unsetenv("HDF5_DO_MPI_FILE_SYNC"), 0);
+}
+
+// Before an MPI collective write with holes the file is extended to the end of allocation (the
+// layer's read-modify-write of a hole past the end of the file then reads zeros); a write whose
+// bytes leave no hole in their range needs none, even when each rank's extent has holes of its own:
+// column blocks tiling a 2-D dataset make no MPI_File_set_size (on shared storage each is a round of
+// the servers' locks), every other column of each block still does; the bytes are the ones written
+// (and zeros in the holes, where the built-in driver's file holds whatever the layer left).
+TEST(RoutesMpi, BlocksTilingTheDatasetNeedNoResizeBlocksWithHolesDo) {
+    const int s = world_size(), r = world_rank();
+    constexpr hsize_t kRows = 8, kCols = 8; // each rank's column block
+    const hsize_t dims[2] = {kRows, kCols * static_cast<hsize_t>(s)};
+    const std::string dir = test_dir();
+    std::uint64_t resizes_tiling = 0, resizes_holes = 0;
+    for (Driver d : {Driver::Mpio, Driver::Mpiio}) {
+        FaplOptions options;
+        options.config = d == Driver::Mpiio ? "collective_route=collective" : nullptr;
+        Hid fapl = make_fapl(d, options);
+        Hid dxpl = make_dxpl(H5FD_MPIO_COLLECTIVE);
+        const std::string path = path_in(dir, "blocks", d);
+        Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+        ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
+        Hid space(H5Screate_simple(2, dims, nullptr));
+        std::vector<int> block(kRows * kCols);
+        for (hsize_t k = 0; k < kRows * kCols; ++k)
+            block[k] = value_at<int>(k, r + 5);
+        // `every`: 1 = the whole column block, 2 = its even columns
+        auto write_block = [&](const char *name, hsize_t every, std::uint64_t &resizes) {
+            Hid dset(H5Dcreate2(file, name, H5T_NATIVE_INT, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+            const hsize_t start[2] = {0, kCols * static_cast<hsize_t>(r)}, stride[2] = {1, every},
+                          count[2] = {kRows, kCols / every}, mdims[2] = {kRows, kCols};
+            Hid fspace(H5Screate_simple(2, dims, nullptr)), mspace(H5Screate_simple(2, mdims, nullptr));
+            H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, stride, count, nullptr);
+            H5Sselect_hyperslab(mspace, H5S_SELECT_SET, std::array<hsize_t, 2>{0, 0}.data(), stride, count,
+                                nullptr);
+            const auto before = d == Driver::Mpiio ? stats_of(file) : H5FD_mpiio_stats_t{};
+            EXPECT_TRUE(all_ranks(H5Dwrite(dset, H5T_NATIVE_INT, mspace, fspace, dxpl, block.data()) >= 0))
+                << error_stack_text();
+            if (d == Driver::Mpiio)
+                resizes = stats_of(file).truncates - before.truncates;
+        };
+        write_block("tiling", 1, resizes_tiling);
+        write_block("holes", 2, resizes_holes);
+    }
+    EXPECT_EQ(resizes_tiling, 0u) << "a write that leaves no hole extended the file";
+    EXPECT_EQ(resizes_holes, 1u) << "a write with holes past the end of the file did not extend it";
+    // (the built-in driver's odd columns are whatever the layer left there: compared to zeros instead)
+    std::vector<int> tiling(dims[0] * dims[1]), holes(dims[0] * dims[1], 0);
+    for (hsize_t i = 0; i < kRows; ++i)
+        for (hsize_t j = 0; j < dims[1]; ++j) {
+            tiling[i * dims[1] + j] = value_at<int>(i * kCols + j % kCols, static_cast<int>(j / kCols) + 5);
+            if (j % 2 == 0)
+                holes[i * dims[1] + j] = tiling[i * dims[1] + j];
+        }
+    EXPECT_TRUE(dataset_equals_on_rank0(path_in(dir, "blocks", Driver::Mpio), "tiling", as_bytes(tiling)));
+    EXPECT_TRUE(dataset_equals_on_rank0(path_in(dir, "blocks", Driver::Mpiio), "tiling", as_bytes(tiling)));
+    EXPECT_TRUE(dataset_equals_on_rank0(path_in(dir, "blocks", Driver::Mpiio), "holes", as_bytes(holes)));
 }
 
 // Two ranks writing the same bytes in one collective write (MPI leaves the result undefined): the

@@ -156,9 +156,11 @@ TEST(Route, OneRank) {
 // The summary every rank's extent folds into (one MPI_Allreduce, rank order) decides the same
 // route as the full exchange wherever it decides at all: checked on random tables of every kind
 // (ranks in order, shuffled, overlapping, nested, empty, huge), every policy and limit.
-// (`written_ends`: each rank's written end, when given; `failed`: the rank that failed to prepare.)
+// (`written_ends`: each rank's written end, when given; `failed`: the rank that failed to prepare;
+// `bytes`: each rank's bytes, when given.)
 mpiio::route::ExtentSummary summary_of(const std::vector<std::int64_t> &w,
-                                       const std::vector<std::int64_t> &written_ends = {}, int failed = -1) {
+                                       const std::vector<std::int64_t> &written_ends = {}, int failed = -1,
+                                       const std::vector<std::int64_t> &bytes = {}) {
     using mpiio::route::ExtentSummary;
     ExtentSummary all;
     for (std::size_t r = 0; r < w.size() / 3; ++r) {
@@ -166,6 +168,8 @@ mpiio::route::ExtentSummary summary_of(const std::vector<std::int64_t> &w,
                                                       static_cast<int>(r), static_cast<int>(r) == failed);
         if (!written_ends.empty())
             right.written_end = written_ends[r];
+        if (!bytes.empty())
+            right.bytes = bytes[r];
         if (r == 0)
             all = right;
         else {
@@ -307,6 +311,19 @@ TEST(Route, GaplessOnlyWhenTheExtentsTileOneRange) {
     EXPECT_FALSE(gapless(summary_of(words({{100, 200, kPlain}, {0, 100, kPlain}}))));   // against the rank
     EXPECT_FALSE(gapless(summary_of(words({{0, 100, kStrided}, {100, 200, kPlain}})))); // holes inside
     EXPECT_FALSE(gapless(summary_of(words({{0, 0, kPlain}, {0, 0, kPlain}}))));         // nothing written
+}
+
+// Interleaved extents with holes of their own (2-D blocks tiling a dataset) still leave the range
+// whole when the ranks' bytes add up to it: an MPI collective write then has no hole to read back.
+TEST(Route, RangeCoveredOnlyWhenTheRanksBytesAddUpToIt) {
+    using mpiio::route::covers_its_range;
+    const auto blocks = words({{0, 300, kStrided}, {0, 0, kPlain}, {100, 400, kStrided}});
+    EXPECT_TRUE(covers_its_range(summary_of(blocks, {}, -1, {200, 0, 200})));
+    EXPECT_FALSE(covers_its_range(summary_of(blocks, {}, -1, {200, 0, 150})));     // a hole somewhere
+    EXPECT_FALSE(covers_its_range(summary_of(blocks, {}, -1, {INT64_MAX, 0, 1}))); // saturated: unknown
+    EXPECT_FALSE(covers_its_range(summary_of(words({{0, 0, kPlain}, {0, 0, kPlain}}), {}, -1, {0, 0})));
+    EXPECT_TRUE(
+        covers_its_range(summary_of(words({{0, 100, kPlain}, {100, 200, kPlain}}), {}, -1, {100, 100})));
 }
 
 // The written end is the highest of the ranks', whatever their extents: a rank that moves

@@ -82,12 +82,12 @@
 #   --storage S       tmpfs (default) | dfs: the run goes inside scripts/dfs.sh (GlusterFS, 3 servers,
 #                     2 client mounts; installed and torn down by it) and only the matrix runs
 #                     (--no-overhead --no-h5perf), with the servers' operations counted per driver
-#                     and phase (h5bench_vfd --server-ops: server-ops.md) and, unless given, --size
-#                     small --min-phase 1 --timesteps 8 (a call costs a network round trip there:
-#                     each phase long enough that open and close do not dominate; from 8 steps
-#                     --min-phase may go to 64, where 24 left most phases at half a second). Ranks
-#                     go to both clients (odd ranks on client 2) unless --clients 1. Published to
-#                     docs/bench/dfs-<N>client(s)/<layer>/ with a summary.md of their own.
+#                     and phase (h5bench_vfd --server-ops: server-ops.md) and, unless given,
+#                     --min-phase 1 (a call costs a network round trip there: each phase long
+#                     enough that open and close, 0.1-0.3 s there, do not dominate). Ranks go to
+#                     both clients (odd ranks on client 2) unless --clients 1. Published to
+#                     docs/bench/dfs-<N>client(s)/<layer>/ with a summary.md of their own, or at
+#                     another --size than the default to docs/bench/dfs-<N>client(s)-<size>/.
 #   --clients N       with --storage dfs: 2 (default) or 1 client mounts for the ranks
 #   --label TEXT      note recorded with the results (e.g. "machine busy")
 #   --no-matrix       skip h5bench_vfd
@@ -181,9 +181,7 @@ if [ "$STORAGE" = dfs ]; then
   fi
   DIR=$MPIIO_DFS_DIR
   BENCH_ARGS+=(--server-ops "$MPIIO_DFS_CTL")
-  ((size_given)) || SIZE=small
   ((min_phase_given)) || MIN_PHASE=1
-  ((timesteps_given)) || BENCH_ARGS+=(--timesteps 8) # --min-phase's reach: up to 64 steps
   ((overhead_given)) || OVERHEAD=0
   ((h5perf_given)) || H5PERF=0
   [ -n "$LABEL" ] || LABEL="GlusterFS testbed (disperse 2+1 over 3 servers, client caches off), ranks on $CLIENTS client$( ((CLIENTS == 1)) || echo s)"
@@ -234,8 +232,11 @@ fi
 # replace them.
 ((SUBFILING)) && PUBLISH_DIR="$PUBLISH_DIR/subfiling"
 # Runs on the distributed file system publish apart too (docs/bench/dfs-<N>client(s)/<layer>/):
-# other storage, other sizes.
-[ "$STORAGE" = dfs ] && PUBLISH_DIR="$PUBLISH_DIR/dfs-${CLIENTS}client$( ((CLIENTS == 1)) || echo s)"
+# other storage; a size other than the default apart again (the tables compare at one size).
+if [ "$STORAGE" = dfs ]; then
+  PUBLISH_DIR="$PUBLISH_DIR/dfs-${CLIENTS}client$( ((CLIENTS == 1)) || echo s)"
+  [ "$SIZE" = medium ] || PUBLISH_DIR="$PUBLISH_DIR-$SIZE"
+fi
 mkdir -p "$OUT"
 T0=$SECONDS
 log "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) ($CORES cores); outputs in $OUT"

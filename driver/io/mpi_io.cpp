@@ -168,8 +168,7 @@ std::size_t MpiIo::read_at(haddr_t addr, const MemoryBuffer &memory) {
 
 void MpiIo::write_at(haddr_t addr, const MemoryBuffer &memory) {
     check_address(addr, memory.bytes);
-    written_end_ = std::max<haddr_t>(written_end_, addr + memory.bytes); // before: a failed write counts
-    ++changes_;
+    note_write(addr + memory.bytes); // before: a failed write counts
     call<Call::WriteAt>(static_cast<MPI_Offset>(addr), memory);
     eof_ = std::max<haddr_t>(eof_, addr + memory.bytes);
 }
@@ -185,8 +184,7 @@ std::size_t MpiIo::read_bytes(haddr_t addr, char *buf, std::size_t bytes) {
 void MpiIo::write_bytes(haddr_t addr, const char *buf, std::size_t bytes) {
     char *data = const_cast<char *>(buf); // MPI takes void*: never written
     if (bytes <= static_cast<std::size_t>(INT_MAX)) [[likely]] {
-        written_end_ = std::max<haddr_t>(written_end_, addr + bytes);
-        ++changes_;
+        note_write(addr + bytes);
         byte_call<Call::WriteAt>(addr, data, bytes);
         eof_ = std::max<haddr_t>(eof_, addr + bytes);
         return;
@@ -245,8 +243,7 @@ bool MpiIo::own_view_usable(bool regular, bool may_open) {
 void MpiIo::write_through_own_view(haddr_t disp, MPI_Datatype file_type, const char *data, std::size_t bytes,
                                    std::size_t runs, haddr_t end) {
     check_address(disp, bytes);
-    written_end_ = std::max(written_end_, end);
-    ++changes_;
+    note_write(end);
     MPI_Status status{};
     {
         IoTimer t = timer();
@@ -289,8 +286,7 @@ std::size_t MpiIo::shared_read(MPI_Offset offset, const MemoryBuffer &memory, bo
 
 void MpiIo::shared_write(MPI_Offset offset, const MemoryBuffer &memory, bool individual, haddr_t end) {
     if (memory.bytes > 0) {
-        written_end_ = std::max(written_end_, end);
-        ++changes_;
+        note_write(end);
     }
     if (individual)
         call<Call::WriteAt>(offset, memory);

@@ -17,6 +17,7 @@
 #include <H5FDdevelop.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -183,6 +184,11 @@ private:
     template <Call C> std::size_t byte_call(haddr_t addr, char *buf, std::size_t bytes);
     template <Call C> std::size_t account(MPI_Offset offset, const MemoryBuffer &memory, std::size_t done);
     std::size_t moved(const MPI_Status &status, const MemoryBuffer &memory) const;
+    // A write up to `end` is about to be asked for (counted whether or not it succeeds).
+    void note_write(haddr_t end) {
+        written_end_ = std::max(written_end_, end);
+        ++changes_;
+    }
     void record(char kind, haddr_t addr, std::size_t bytes) {
         if (log_ != nullptr)
             log_->push_back(CallRecord{kind, addr, bytes});

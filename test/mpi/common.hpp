@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -19,6 +20,14 @@
 namespace mpiio_test {
 
 inline constexpr std::array<Driver, 2> kDrivers = {Driver::Mpio, Driver::Mpiio};
+
+// Whether MPIIO_TEST_CONFIG (appended to every test's configuration: the forced-routes stage) sets
+// collective_route, to anything but `allowed` when given: a test of one route then skips.
+inline bool route_forced_by_environment(const char *allowed = nullptr) {
+    const char *forced = std::getenv("MPIIO_TEST_CONFIG");
+    return forced != nullptr && std::strstr(forced, "collective_route") != nullptr &&
+           (allowed == nullptr || std::strstr(forced, allowed) == nullptr);
+}
 
 // <dir>/<stem>.<driver>.h5. Unlike test_file() this does not wipe the test directory, so a test
 // calls test_dir() once and names all its files with this.

@@ -289,8 +289,7 @@ TEST(RoutesSync, CollectiveWritesSyncOnEveryRouteWhenTheLayerAsks) {
 // the servers' locks), every other column of each block still does; the bytes are the ones written
 // (and zeros in the holes, where the built-in driver's file holds whatever the layer left).
 TEST(RoutesMpi, BlocksTilingTheDatasetNeedNoResizeBlocksWithHolesDo) {
-    const char *forced = std::getenv("MPIIO_TEST_CONFIG");
-    if (forced != nullptr && std::strstr(forced, "collective_route") != nullptr)
+    if (route_forced_by_environment())
         GTEST_SKIP() << "the environment forces another route";
     const int s = world_size(), r = world_rank();
     constexpr hsize_t kRows = 8, kCols = 8; // each rank's column block
@@ -347,8 +346,7 @@ TEST(RoutesMpi, BlocksTilingTheDatasetNeedNoResizeBlocksWithHolesDo) {
 // bytes through the aggregators (overlapping or not). 64-byte windows: many rounds, each with
 // pieces of every rank.
 TEST(RoutesAggregate, OverlappingWritesKeepTheHighestRanksBytes) {
-    const char *forced = std::getenv("MPIIO_TEST_CONFIG");
-    if (forced != nullptr && std::strstr(forced, "collective_route") != nullptr)
+    if (route_forced_by_environment())
         GTEST_SKIP() << "the environment forces another route";
     const int s = world_size(), r = world_rank();
     for (const char *staging : {"", ";staging_buffer=64"}) {
@@ -402,8 +400,7 @@ Hid create_unwritten(hid_t file, const char *name, hsize_t n) {
 // the file, so the last rank's independent write there is past every byte the aggregator wrote
 // itself: only the ranks' agreed written end tells it that the holes hold bytes.
 TEST(RoutesAggregate, HolesKeepWhatAnyRankWroteAndReadNothingNoRankWrote) {
-    const char *forced = std::getenv("MPIIO_TEST_CONFIG");
-    if (forced != nullptr && std::strstr(forced, "collective_route") != nullptr)
+    if (route_forced_by_environment())
         GTEST_SKIP() << "the environment forces another route";
     const int s = world_size(), r = world_rank();
     const hsize_t n = kPerRank * static_cast<hsize_t>(s), dims[1] = {n};
@@ -468,8 +465,7 @@ TEST(RoutesAggregate, HolesKeepWhatAnyRankWroteAndReadNothingNoRankWrote) {
 // by rank; bytes another rank wrote are read (the ranks' agreed written end, not this rank's own,
 // bounds the zeros). "later" lies past "fresh" in the file and only the last rank writes it.
 TEST(RoutesAggregate, ReadsOfBytesNoRankWroteAreZerosWithoutACall) {
-    const char *forced = std::getenv("MPIIO_TEST_CONFIG");
-    if (forced != nullptr && std::strstr(forced, "collective_route") != nullptr)
+    if (route_forced_by_environment())
         GTEST_SKIP() << "the environment forces another route";
     const int s = world_size(), r = world_rank();
     const hsize_t n = kPerRank * static_cast<hsize_t>(s), dims[1] = {n};

@@ -148,8 +148,7 @@ TEST(Stats, ForcedRoutesAreCounted) {
         EXPECT_TRUE(all_ranks(H5Dread(a.dset, H5T_NATIVE_INT, a.mspace, a.fspace, coll, back.data()) >= 0));
         EXPECT_EQ(back, a.values);
         const auto s1 = stats_of(file);
-        const char *forced = std::getenv("MPIIO_TEST_CONFIG");
-        if (forced != nullptr && std::strstr(forced, "collective_route") != nullptr)
+        if (route_forced_by_environment())
             continue; // the environment overrides the policy under test
         if (std::string(policy) == "collective") {
             EXPECT_GT(s1.collective_writes, s0.collective_writes);
@@ -169,8 +168,7 @@ TEST(Stats, ForcedRoutesAreCounted) {
 // values are right either way.
 TEST(Stats, InterleavedReadsFollowTheOverlapLimit) {
     const int rank = world_rank(), size = world_size();
-    const char *forced = std::getenv("MPIIO_TEST_CONFIG");
-    const bool policy_forced = forced != nullptr && std::strstr(forced, "collective_route") != nullptr;
+    const bool policy_forced = route_forced_by_environment();
     const std::vector<std::pair<const char *, int>> limits = {
         {"", 4}, {"read_overlap_limit=1", 1}, {"read_overlap_limit=2", 2}};
     for (const auto &[config, limit] : limits) {

@@ -33,12 +33,6 @@ std::uint64_t summed(std::uint64_t mine) {
     return all;
 }
 
-bool route_forced_elsewhere() {
-    const char *forced = std::getenv("MPIIO_TEST_CONFIG");
-    return forced != nullptr && std::strstr(forced, "collective_route") != nullptr &&
-           std::strstr(forced, "collective_route=aggregate") == nullptr;
-}
-
 // Collective. This rank's block of a 1-D dataset of `n` elements, and its memory space.
 std::pair<Hid, Hid> own_block(hsize_t n) {
     const hsize_t dims[1] = {n}, start[1] = {static_cast<hsize_t>(world_rank()) * kPerRank},
@@ -120,7 +114,7 @@ FieldCalls write_and_read_fields(const std::string &path, Driver driver, const c
 }
 
 TEST(WindowCache, CompoundFieldsMatchTheBuiltinDriverAndReuseTheWrittenRecords) {
-    if (route_forced_elsewhere())
+    if (route_forced_by_environment("collective_route=aggregate"))
         GTEST_SKIP() << "the environment forces another route";
     for (const char *staging : {"", ";staging_buffer=64"}) {
         SCOPED_TRACE(staging);
@@ -152,7 +146,7 @@ TEST(WindowCache, CompoundFieldsMatchTheBuiltinDriverAndReuseTheWrittenRecords) 
 // file's MPI handle (H5Fget_vfd_handle), then the file is flushed without a sync (sync=never:
 // only the flush tells the aggregators; local storage only, as the first).
 TEST(WindowCache, AnotherRanksWriteBetweenTwoReadsIsRead) {
-    if (route_forced_elsewhere())
+    if (route_forced_by_environment("collective_route=aggregate"))
         GTEST_SKIP() << "the environment forces another route";
     const int s = world_size(), r = world_rank();
     const hsize_t n = kPerRank * static_cast<hsize_t>(s), dims[1] = {n};

@@ -70,8 +70,8 @@ run_config() {
 # independent writes (more than 150 s) and view_writes as a whole (more than 300 s without that
 # case: it is made of such writes), the random selections (74 and 157 s: the selection code they
 # test does not depend on the storage), the route policies' table of cases (15-50 s each with MPI
-# collective I/O, which `auto` takes on shared storage under ROMIO; forced-routes runs the table on
-# tmpfs, and the dfs suite checks every route across the clients), the multi-chunk mode's 35 s, and caller_buffer
+# collective I/O; forced-routes runs the table on tmpfs, and the dfs suite checks every route
+# across the clients), the multi-chunk mode's 35 s, and caller_buffer
 # (93 s: what MPI receives as buffers does not depend on the storage). The data-path suites run on
 # 2 ranks (one per client), the dfs suite on 2 and 4.
 DFS_SLOW_CASES='Knobs/LargeInterleaved.*:BothModes/RandomSelections.*:TinyStaging/Routes.*'
@@ -163,10 +163,10 @@ ci_sanitize() { bash scripts/sanitize.sh; }
 # compared with the built-in driver's files, and the dfs suite (visibility across clients, server,
 # client and space faults), the opens count (2 ranks), and two of the two-host tests (scripts/multihost.sh: host b through the
 # second client); Open MPI 4.1, OMPIO and ROMIO, 2 and 4 ranks. The data-path suites run under OMPIO
-# only, where the plugin's own aggregating route (which only shared storage takes) moves the bytes;
-# under ROMIO `auto` hands every collective transfer to the layer there, the route forced-routes
-# runs on tmpfs, and the dfs suite (visibility across the clients, faults) and the opens count run
-# under both layers. A machine without FUSE or network namespaces fails the stage, saying why. The
+# only: the plugin's own aggregating route (which `auto` takes on shared storage only, under every
+# layer) moves the bytes with the same independent calls under ROMIO, which forced-routes runs on
+# tmpfs; the dfs suite (visibility across the clients on every route, faults) and the opens count
+# run under both layers. A machine without FUSE or network namespaces fails the stage, saying why. The
 # build is the reference stage's.
 ci_dfs() {
   bash scripts/dfs.sh --check || return 1

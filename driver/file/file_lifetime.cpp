@@ -342,8 +342,7 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     std::array<std::int64_t, 2> rank0_words{size, file_system};
     bcast_from_rank0_agreeing(comm, rank0_words, size_error); // every rank has a handle: closed together
     size = static_cast<MPI_Offset>(rank0_words[0]);
-    state->storage =
-        resolve_storage_tuning(state->config, rank0_words[1], collective_writes_fail_together(opened.fh));
+    state->storage = resolve_storage_tuning(state->config, rank0_words[1]);
     // Collective (the same answer on every rank). Hints are advisory: a refusal is not an error.
     // MPI_File_set_info takes no MPI_INFO_NULL: a rank that requested nothing passes an empty info.
     if (open_dropped_hints(opened.fh)) {

@@ -68,11 +68,6 @@ bool lists_romio_hints(MPI_File fh) {
 
 } // namespace
 
-bool collective_writes_fail_together(MPI_File fh) {
-    const LayerFacts &facts = layer_facts();
-    return !(facts.open_mpi && facts.ompio_possible) || lists_romio_hints(fh);
-}
-
 bool open_dropped_hints(MPI_File fh) {
     const LayerFacts &facts = layer_facts();
     return facts.open_mpi && facts.open_mpi_major >= 5 && lists_romio_hints(fh);

@@ -36,10 +36,4 @@ bool open_dropped_hints(MPI_File fh);
 // handle lists ROMIO's hints; true otherwise (also when it cannot tell).
 bool irregular_view_writes_pay_off(MPI_File fh);
 
-// Local. Whether a collective write on `fh` returns on every rank when one rank's write fails:
-// ROMIO's does (its handles list its hints), Open MPI's OMPIO returns on the failed rank and
-// leaves the others waiting in the write (fcoll vulcan, Open MPI 4.1: a full volume hung four
-// ranks). Every rank opens a file with the same component: the same answer on every rank.
-bool collective_writes_fail_together(MPI_File fh);
-
 } // namespace mpiio

@@ -80,8 +80,7 @@ std::string file_system_name(std::int64_t magic) {
 
 const char *storage_class_name(StorageClass c) { return c == StorageClass::Shared ? "shared" : "local"; }
 
-StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic,
-                                     bool collective_writes_fail_together) {
+StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic) {
     StorageTuning t;
     t.file_system = file_system_name(magic);
     t.chosen_by_config = config.storage != StorageChoice::Auto;
@@ -92,12 +91,12 @@ StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic,
     t.sieve_gap = config.sieve_gap.value_or(shared ? tuning::kSieveGapShared : tuning::kSieveGap);
     t.read_overlap_limit = config.read_overlap_limit.value_or(shared ? tuning::kReadOverlapLimitShared
                                                                      : tuning::kReadOverlapLimit);
-    // On shared storage the writers of a file stay few: MPI collective I/O where a failed
-    // collective write fails every rank's call, else the driver's own aggregation.
+    // On shared storage the writers of a file stay few, and an aggregator writes the holes past the
+    // ranks' written end as zeros instead of reading them back: the driver's own aggregation under
+    // every layer (docs/decisions.md D17, D20).
     t.route = config.collective_route != CollectiveRoute::Auto ? config.collective_route
-              : !shared                                        ? CollectiveRoute::Auto
-              : collective_writes_fail_together                ? CollectiveRoute::Collective
-                                                               : CollectiveRoute::Aggregate;
+              : shared                                         ? CollectiveRoute::Aggregate
+                                                               : CollectiveRoute::Auto;
     return t;
 }
 

@@ -45,19 +45,15 @@ struct StorageTuning {
     unsigned read_overlap_limit = tuning::kReadOverlapLimit;
     // The route policy of collective transfers. `collective_route=auto` resolves per class: on local
     // storage it stays Auto (disjoint extents move rank by rank); on shared storage it is
-    // Collective, the MPI-IO layer's collective I/O, where the layer ends a failed collective write
-    // on every rank together: its aggregation puts few writers on the servers, where every rank
-    // writing its own extent made each client take the servers' locks in turn
+    // Aggregate, the driver's own aggregation under every MPI-IO layer: few writers on the servers
+    // (every rank writing its own extent made each client take the servers' locks in turn), and no
+    // read-back of holes the ranks never wrote, which the layers' collective writes make
     // (docs/architecture.md, "Storage classes").
     CollectiveRoute route = CollectiveRoute::Auto;
 };
 
-// Pure: the same inputs give the same tuning on every rank. `collective_writes_fail_together`: the
-// MPI-IO layer's collective write returns on every rank when one rank's write fails (ROMIO);
-// OMPIO's returns on the failed rank alone and leaves the others waiting in it (a full volume hung
-// four ranks on the test file system), so there `auto` keeps the local rule.
-StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic,
-                                     bool collective_writes_fail_together = true);
+// Pure: the same inputs give the same tuning on every rank.
+StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic);
 
 // One line for stats=summary: the class, why it was chosen, and the values in effect.
 std::string describe(const StorageTuning &t);

@@ -4,7 +4,7 @@
 // field (the library reads the records back before each field it writes, and reads whole records
 // for each field it reads) give files equal to the built-in driver's and read calls saved; a write
 // by another rank between two collective reads is what the second one returns. 1-4 ranks, under
-// OMPIO and ROMIO, on the aggregating route (the default under OMPIO on shared storage).
+// OMPIO and ROMIO, on the aggregating route (the default on shared storage).
 #include "common.hpp"
 
 #include <cstdlib>

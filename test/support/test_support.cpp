@@ -82,10 +82,8 @@ std::string test_file(const std::string &stem, Driver d) {
 }
 
 std::string auto_route(const std::string &dir) {
-    const char *io = std::getenv("MPIIO_TEST_IO");
-    const bool ompio = io != nullptr && std::string(io) == "ompio"; // its failed writes do not end together
     return mpiio::route_name(
-        mpiio::resolve_storage_tuning(mpiio::Config{}, mpiio::file_system_magic(dir), !ompio).route);
+        mpiio::resolve_storage_tuning(mpiio::Config{}, mpiio::file_system_magic(dir)).route);
 }
 
 Hid make_fapl(Driver d, const FaplOptions &options) {

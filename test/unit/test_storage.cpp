@@ -45,21 +45,14 @@ TEST(StorageTuning, DefaultsFollowTheClass) {
     EXPECT_EQ(shared.sieve_gap, mpiio::tuning::kSieveGapShared);
     EXPECT_EQ(shared.read_overlap_limit, mpiio::tuning::kReadOverlapLimitShared);
     EXPECT_NE(mpiio::tuning::kSieveGapShared, mpiio::tuning::kSieveGap);
-    // auto: the per-transfer rule on local storage, the MPI-IO layer's collective I/O on shared.
+    // auto: the per-transfer rule on local storage, the driver's own aggregation on shared (under
+    // every MPI-IO layer); an explicit choice is still taken.
     EXPECT_EQ(local.route, mpiio::CollectiveRoute::Auto);
-    EXPECT_EQ(shared.route, mpiio::CollectiveRoute::Collective);
-    EXPECT_NE(mpiio::describe(shared).find("collective_route=collective"), std::string::npos)
+    EXPECT_EQ(shared.route, mpiio::CollectiveRoute::Aggregate);
+    EXPECT_NE(mpiio::describe(shared).find("collective_route=aggregate"), std::string::npos)
         << mpiio::describe(shared);
-    // Under a layer whose failed collective write leaves the other ranks waiting (OMPIO), auto
-    // takes the driver's own aggregation on shared storage; an explicit choice is still taken.
-    const auto ompio = mpiio::resolve_storage_tuning(defaults, kLustre, false);
-    EXPECT_EQ(ompio.route, mpiio::CollectiveRoute::Aggregate);
-    EXPECT_NE(mpiio::describe(ompio).find("collective_route=aggregate"), std::string::npos)
-        << mpiio::describe(ompio);
-    EXPECT_EQ(mpiio::resolve_storage_tuning(defaults, kTmpfs, false).route, mpiio::CollectiveRoute::Auto);
     EXPECT_EQ(
-        mpiio::resolve_storage_tuning(mpiio::parse_config("collective_route=collective"), kLustre, false)
-            .route,
+        mpiio::resolve_storage_tuning(mpiio::parse_config("collective_route=collective"), kLustre).route,
         mpiio::CollectiveRoute::Collective);
     EXPECT_NE(mpiio::describe(shared).find("shared (from the file system; file system: lustre)"),
               std::string::npos)

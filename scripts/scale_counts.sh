@@ -10,7 +10,7 @@
 #                                [--config S]
 #
 # --config S: the plugin's configuration string in every mpiio run (e.g. collective_route=aggregate,
-# the route `auto` takes on shared storage under OMPIO; on /dev/shm auto keeps the local rule).
+# the route `auto` takes on shared storage; on /dev/shm auto keeps the local rule).
 #
 # Needs a build (scripts/build.sh: build/, Open MPI: the launcher oversubscribes 2 cores). Writes
 # FILE (default docs/scale.md; build/scale/ holds every count). Each number is

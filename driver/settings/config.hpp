@@ -25,8 +25,8 @@ enum class StatsMode { Off, Summary };
 // read_overlap_limit), MPI collective I/O otherwise;
 // collective: always MPI collective I/O; independent: always each rank on its own (writes then
 // bridge holes only when the extents are disjoint); aggregate: a few aggregator ranks move every
-// rank's bytes (collective/aggregation.hpp). On shared storage auto picks one of the last two
-// (settings/storage.hpp).
+// rank's bytes (collective/aggregation.hpp). On shared storage auto is aggregate under every
+// MPI-IO layer (settings/storage.hpp).
 enum class CollectiveRoute { Auto, Collective, Independent, Aggregate };
 // Independent writes of many short runs through the rank's own file view (mpi_io.hpp). auto: where
 // the view costs less than a call per run: always under OMPIO and MPICH's ROMIO; under Open MPI's

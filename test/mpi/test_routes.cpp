@@ -163,7 +163,7 @@ enum class Staging { Default, Tiny };
 using Param = std::tuple<const char *, Layout, SelectionIo, Staging>;
 
 // The policy in effect: the test's, unless MPIIO_TEST_CONFIG (appended by make_fapl) sets another;
-// `auto` on shared storage under ROMIO is `collective` (settings/storage.hpp).
+// `auto` on shared storage is `aggregate` (settings/storage.hpp).
 std::string effective_policy(const std::string &policy) {
     const char *extra = std::getenv("MPIIO_TEST_CONFIG");
     const std::string text = extra ? extra : "";

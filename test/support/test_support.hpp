@@ -58,9 +58,8 @@ std::string test_dir();
 // <test_dir()>/<stem>.<driver>.h5
 std::string test_file(const std::string &stem, Driver d);
 // The route the default `collective_route=auto` resolves to for a file in `dir`, as the driver
-// resolves it (settings/storage.hpp): "collective" (MPI collective I/O for every collective
-// transfer: shared storage under ROMIO), "aggregate" (shared storage under OMPIO, MPIIO_TEST_IO),
-// or "auto" (local storage: decided per transfer).
+// resolves it (settings/storage.hpp): "aggregate" (shared storage, under every MPI-IO layer) or
+// "auto" (local storage: decided per transfer).
 std::string auto_route(const std::string &dir);
 
 struct FaplOptions {

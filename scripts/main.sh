@@ -115,12 +115,12 @@ LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 min_phase_given=0 LABEL
 SUBFILING=0 STORAGE=tmpfs CLIENTS=2 dir_given=0 overhead_given=0 h5perf_given=0
 MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
 BENCH_ARGS=()
-shaped=0 size_given=0 timeout_given=0 timesteps_given=0
+shaped=0 size_given=0 timeout_given=0
 need() { [ $# -ge 2 ] || { echo "main.sh: $1 needs a value" >&2; exit 2; }; }
 while (($#)); do
   case "$1" in
     --patterns|--modes|--reps|--warmup|--timesteps|--drivers|--confirm-reps)
-      need "$@"; BENCH_ARGS+=("$1" "$2"); shaped=1; [ "$1" = --timesteps ] && timesteps_given=1; shift 2 ;;
+      need "$@"; BENCH_ARGS+=("$1" "$2"); shaped=1; shift 2 ;;
     --size) need "$@"; SIZE=$2; size_given=1; shaped=1; shift 2 ;;
     --min-phase) need "$@"; MIN_PHASE=$2; min_phase_given=1; shaped=1; shift 2 ;;
     --layers) need "$@"; LAYERS=$2; shaped=1; shift 2 ;;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -21,12 +22,24 @@ namespace mpiio_test {
 
 inline constexpr std::array<Driver, 2> kDrivers = {Driver::Mpio, Driver::Mpiio};
 
-// Whether MPIIO_TEST_CONFIG (appended to every test's configuration: the forced-routes stage) sets
-// collective_route, to anything but `allowed` when given: a test of one route then skips.
+// The collective_route MPIIO_TEST_CONFIG sets (appended to every test's configuration: the
+// forced-routes stage; its last setting wins, as in the driver's parser), or "" when it sets none.
+inline std::string route_set_by_environment() {
+    const char *extra = std::getenv("MPIIO_TEST_CONFIG");
+    const std::string text = extra != nullptr ? extra : "";
+    constexpr std::string_view kKey = "collective_route=";
+    const auto at = text.rfind(kKey);
+    if (at == std::string::npos)
+        return "";
+    const auto start = at + kKey.size();
+    return text.substr(start, text.find(';', start) - start);
+}
+
+// Whether the environment forces a route (any but `allowed` when given): a test of one route then
+// skips.
 inline bool route_forced_by_environment(const char *allowed = nullptr) {
-    const char *forced = std::getenv("MPIIO_TEST_CONFIG");
-    return forced != nullptr && std::strstr(forced, "collective_route") != nullptr &&
-           (allowed == nullptr || std::strstr(forced, allowed) == nullptr);
+    const std::string forced = route_set_by_environment();
+    return !forced.empty() && (allowed == nullptr || forced != allowed);
 }
 
 // <dir>/<stem>.<driver>.h5. Unlike test_file() this does not wipe the test directory, so a test

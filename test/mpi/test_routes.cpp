@@ -165,14 +165,8 @@ using Param = std::tuple<const char *, Layout, SelectionIo, Staging>;
 // The policy in effect: the test's, unless MPIIO_TEST_CONFIG (appended by make_fapl) sets another;
 // `auto` on shared storage is `aggregate` (settings/storage.hpp).
 std::string effective_policy(const std::string &policy) {
-    const char *extra = std::getenv("MPIIO_TEST_CONFIG");
-    const std::string text = extra ? extra : "";
-    const auto at = text.rfind("collective_route=");
-    std::string chosen = policy;
-    if (at != std::string::npos) {
-        const auto start = at + std::string("collective_route=").size();
-        chosen = text.substr(start, text.find(';', start) - start);
-    }
+    const std::string forced = route_set_by_environment();
+    const std::string chosen = forced.empty() ? policy : forced;
     return chosen == "auto" ? auto_route(test_dir()) : chosen;
 }
 

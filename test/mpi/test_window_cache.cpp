@@ -7,9 +7,6 @@
 // OMPIO and ROMIO, on the aggregating route (the default on shared storage).
 #include "common.hpp"
 
-#include <cstdlib>
-#include <cstring>
-
 namespace {
 
 using namespace mpiio_test;
@@ -114,7 +111,7 @@ FieldCalls write_and_read_fields(const std::string &path, Driver driver, const c
 }
 
 TEST(WindowCache, CompoundFieldsMatchTheBuiltinDriverAndReuseTheWrittenRecords) {
-    if (route_forced_by_environment("collective_route=aggregate"))
+    if (route_forced_by_environment("aggregate"))
         GTEST_SKIP() << "the environment forces another route";
     for (const char *staging : {"", ";staging_buffer=64"}) {
         SCOPED_TRACE(staging);
@@ -146,7 +143,7 @@ TEST(WindowCache, CompoundFieldsMatchTheBuiltinDriverAndReuseTheWrittenRecords) 
 // file's MPI handle (H5Fget_vfd_handle), then the file is flushed without a sync (sync=never:
 // only the flush tells the aggregators; local storage only, as the first).
 TEST(WindowCache, AnotherRanksWriteBetweenTwoReadsIsRead) {
-    if (route_forced_by_environment("collective_route=aggregate"))
+    if (route_forced_by_environment("aggregate"))
         GTEST_SKIP() << "the environment forces another route";
     const int s = world_size(), r = world_rank();
     const hsize_t n = kPerRank * static_cast<hsize_t>(s), dims[1] = {n};

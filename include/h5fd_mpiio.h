@@ -64,7 +64,9 @@ typedef struct H5FD_mpiio_prefix_t {
     X(uint64_t, view_writes, "independent writes of many small runs as one call through the rank's own view")\
     X(uint64_t, aggregated_route_ops, "collective transfers moved through aggregator ranks (aggregating route)")\
     X(uint64_t, cached_window_reads, "aggregator windows of collective reads copied from the aggregator's copy of earlier transfers (window_cache), no read call")\
-    X(uint64_t, cached_bytes_read, "bytes those windows copied")
+    X(uint64_t, cached_bytes_read, "bytes those windows copied")                                            \
+    X(uint64_t, deferred_windows, "aggregator windows of collective writes kept in memory and written later, once (write_behind)")\
+    X(uint64_t, deferred_bytes_replaced, "bytes of kept windows a later collective write of the same bytes replaced before they were written (writes saved)")
 /* clang-format on */
 
 typedef struct H5FD_mpiio_stats_t {

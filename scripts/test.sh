@@ -145,12 +145,12 @@ ci_openmpi_1146() {
 # extent to route around; 2 and 3 add nothing 4 does not to a forced route, and `auto` takes each
 # route on 2 ranks elsewhere: both local routes in the reference stage, the aggregating one in the
 # dfs stage) under OMPIO and ROMIO, with every file's configuration ending in
-# collective_route=collective, then =independent, then =aggregate (MPIIO_TEST_CONFIG, test/support;
-# on tmpfs `auto` never aggregates). Tests that check the route auto takes skip that check when the
-# environment forces one.
+# collective_route=collective, then =independent, then =aggregate with write_behind=on
+# (MPIIO_TEST_CONFIG, test/support; on tmpfs `auto` never aggregates, and keeps no write behind).
+# Tests that check the route auto takes skip that check when the environment forces one.
 ci_forced_routes() {
   local policy failed=0
-  for policy in collective independent aggregate; do # all run, whatever the first gives
+  for policy in collective independent 'aggregate;write_behind=on'; do # all run, whatever the first gives
     MPIIO_TEST_CONFIG="collective_route=$policy" run_config bookworm-openmpi 1.14.5 -L '^mpi$' -LE errors \
       -E '[.]np[123][.]' || failed=1
   done

@@ -5,7 +5,8 @@
 // the ranks' pieces bridged where the cost model says so (no rank writes those holes in the
 // transfer, and no other transfer runs meanwhile). An aggregator's failed call
 // does not leave the others waiting: every rank goes through every round, and one agreement at
-// the end fails the transfer on every rank.
+// the end fails the transfer on every rank. A deferred write (write_behind.hpp) keeps the windows
+// in the aggregators' memory instead, and every rank a copy of its own part.
 #include "collective/aggregation.hpp"
 #include "collective/collective_engine.hpp"
 
@@ -80,7 +81,7 @@ const std::vector<int> &CollectiveEngine::aggregators() {
 
 // Collective. Moves every rank's request through the aggregators, window by window.
 void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint64_t lo, std::uint64_t hi,
-                                       haddr_t unwritten_from) {
+                                       haddr_t unwritten_from, const TransferShape &shape, bool defer) {
     MpiIo &io = *ctx_.io;
     const std::vector<int> &aggs = aggregators();
     const aggregation::Plan plan = aggregation::make_plan(lo, hi, aggs.size(), ctx_.aggregation_window);
@@ -118,6 +119,11 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
     std::optional<Error> error;
     if (dir == Direction::Write)
         window_cache_.clear(); // (what it writes replaces it, round by round)
+    // A deferred write: this rank's copy of its own part (without the memory, it writes the part
+    // itself after the agreement), and no kept window counted as this transfer's yet.
+    const bool own_kept = defer && write_behind_.keep_own(segments_);
+    if (defer)
+        write_behind_.begin_transfer();
 
     for (std::uint64_t round = 0; round < plan.rounds; ++round) {
         // This rank's pieces of the round, grouped by aggregator (ascending: the cursor's order)
@@ -220,9 +226,33 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
         auto move_window = [&] {
             if (!aggregator || error || runs_.empty())
                 return;
+            if (dir == Direction::Read && write_behind_.active()) { // (a read of the deferred bytes)
+                if (write_behind_.serve(round, runs_)) {
+                    io.count_cached_read(covered);
+                    return;
+                }
+                // (then read back like any bytes; no rank wrote since: transfer() checked)
+                error = write_all_windows(WriteOut{{}, {}, unwritten_from});
+                if (error)
+                    return;
+            }
             if (dir == Direction::Read && window_cache_.serve(runs_)) {
                 io.count_cached_read(covered);
                 return;
+            }
+            if (defer) {
+                bool kept = false;
+                std::optional<Error> e = capture([&] {
+                    std::vector<std::size_t> ranks_from(ranks + 1, from.size());
+                    for (std::size_t r = 0; r < ranks; ++r)
+                        ranks_from[r] = static_cast<std::size_t>(recv_word_at[r]) / aggregation::kGroupWords;
+                    kept = keep_deferred_window(round, window_lo, window, span, from, ranges, ranks_from,
+                                                unwritten_from, error);
+                });
+                if (!error)
+                    error = std::move(e);
+                if (kept || error)
+                    return;
             }
             IoRequest request = IoRequest::runs(runs_);
             request.mark_metadata(metadata); // (no handle of its own for metadata: as for the ranks)
@@ -251,13 +281,23 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
         io.count_collective_call();
     }
 
-    if (dir == Direction::Write)
+    if (defer) {
+        finish_deferred(aggregator, unwritten_from, error);
+        write_behind_.start(shape); // (every rank, failed or not: the same state everywhere)
+    } else if (dir == Direction::Write) {
         sync_after_collective_write(error);
+    }
     if (error)
         window_cache_.clear();    // (a round it kept may hold bytes a later failed round changed)
     changes_seen_ = io.changes(); // (its own writes and sync are what it kept)
     agree(ctx_.comm, error);      // every rank fails together: none waits for another's next call
     io.count_collective_call();
+    // Agreed, so the same on every rank (whatever fails locally below): only a rewrite of these
+    // bytes right after them is deferred.
+    if (dir == Direction::Read || defer)
+        previous_ = shape;
+    if (defer && !own_kept)
+        write_own_part_without_copy();
     if (dir == Direction::Write && !mine.empty()) {
         io.set_eof(std::max(io.eof(), mine.end()));
     } else if (dir == Direction::Read) {

@@ -23,14 +23,6 @@ const MpiDescription kNothing{};
 
 } // namespace
 
-struct CollectiveEngine::Route {
-    route::Decision decision;
-    bool individual = false;
-    bool no_holes = false;       // route::gapless() or route::covers_its_range() of the ranks' bytes
-    std::int64_t lo = 0, hi = 0; // every rank's extents together (lo == hi: nothing moves)
-    haddr_t unwritten_from = 0;  // no rank ever wrote at or past it (ExtentSummary::written_end)
-};
-
 // Local. The datatype of route::ExtentSummary and its non-commutative reduction (MPI applies it in
 // rank order, which the "ascending with the rank" test needs), made on the file's first collective
 // transfer and freed with the file.
@@ -79,10 +71,12 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
         raise_agreed_failure(ctx_.comm, static_cast<int>(summary.failed_rank), local_error);
     r.no_holes = route::gapless(summary) || route::covers_its_range(summary);
     r.unwritten_from = static_cast<haddr_t>(summary.written_end);
+    r.changed = summary.changed != 0;
     if (summary.any) {
         r.lo = summary.min_lo;
         r.hi = summary.max_hi;
     }
+    r.shape = TransferShape{r.lo, r.hi, summary.bytes};
     if (auto d = route::decide_from_summary(summary, ctx_.route, r.individual, limit, need_disjoint)) {
         r.decision = *d;
         return r;
@@ -109,14 +103,29 @@ void CollectiveEngine::transfer(IoRequest &mine, Direction dir, std::optional<Er
         mine = IoRequest{};
     if (dir == Direction::Read && hdf5_internals::collective_opt() == H5FD_MPIO_COLLECTIVE_IO &&
         hdf5_internals::rank0_bcast()) {
+        previous_.reset();
+        write_out_pending(); // (rank 0 reads the file alone)
         broadcast_read(mine, std::move(local_error));
         return;
     }
-    const Route r = exchange(mine, dir, std::move(local_error));
+    Route r = exchange(mine, dir, std::move(local_error));
+    const bool defer = may_defer(r, dir);
+    if (write_behind_.active()) {
+        // Only a read or a deferred rewrite of the same bytes, with no rank's write in between,
+        // leaves the deferred write where it is; anything else sees the file with it written.
+        const bool continues = r.decision.aggregate && !r.changed && r.shape == write_behind_.shape() &&
+                               (dir == Direction::Read || defer);
+        if (!continues) {
+            const auto pending_end = static_cast<haddr_t>(write_behind_.shape().hi);
+            write_out_pending();
+            r.unwritten_from = std::max(r.unwritten_from, pending_end);
+        }
+    }
+    previous_.reset();
     if (r.decision.aggregate) {
         ctx_.io->count_route(RouteTaken::Aggregated);
         aggregate_route(mine, dir, static_cast<std::uint64_t>(r.lo), static_cast<std::uint64_t>(r.hi),
-                        r.unwritten_from);
+                        r.unwritten_from, r.shape, defer);
         return;
     }
     if (!r.decision.independent) {

@@ -20,7 +20,9 @@
 #pragma once
 
 #include "collective/aggregation.hpp"
+#include "collective/route.hpp"
 #include "collective/window_cache.hpp"
+#include "collective/write_behind.hpp"
 #include "common/mpi_handle.hpp"
 #include "independent/independent_engine.hpp"
 #include "io/failed_writes.hpp"
@@ -55,8 +57,12 @@ struct CollectiveContext {
     // The aggregating route's window: the most bytes an aggregator holds at once (config
     // staging_buffer).
     std::size_t aggregation_window = tuning::kStagingBuffer;
-    // The most bytes an aggregator keeps of earlier transfers (config window_cache; 0: none).
+    // The most bytes an aggregator keeps of earlier transfers (config window_cache; 0: none), and
+    // of deferred writes.
     std::size_t window_cache = tuning::kWindowCache;
+    // Whether a rewrite of the bytes the last collective transfer moved is deferred (config
+    // write_behind as the storage resolved it; write_behind.hpp).
+    bool write_behind = false;
 };
 
 class CollectiveEngine {
@@ -89,9 +95,48 @@ public:
             wait_for_barrier();
     }
 
+    // Local. Before an independent call of this rank on file bytes [lo, hi) (`write`: a write)
+    // while a deferred collective write is pending (write_behind.hpp): when the rank's own kept
+    // bytes lie there, it writes them itself first, so that the call sees them; a write is noted,
+    // so that the write-out never overwrites it with older bytes. A failed write throws here and
+    // fails every rank's next collective step (failed_writes.hpp). (Inline: every independent call
+    // asks, and almost never has anything to do.)
+    void before_independent(haddr_t lo, haddr_t hi, bool write) {
+        if (write_behind_.active())
+            before_independent_slow(lo, hi, write);
+    }
+    // The same for a request: a write notes each of its segments (not the span between them).
+    void before_independent(const IoRequest &request, bool write) {
+        if (!write_behind_.active() || request.empty())
+            return;
+        before_independent_slow(request.lo(), request.end(), false);
+        if (write)
+            request.for_each_segment([&](haddr_t addr, const char *, std::size_t len) {
+                write_behind_.note_independent_write(addr, addr + len);
+            });
+    }
+
+    // Collective (every rank, whether or not it holds anything: the same state everywhere). Writes
+    // what a deferred collective write left in the aggregators' memory, leaving out the pieces of
+    // ranks that wrote their own and every range an independent write touched since; a no-op when
+    // nothing is pending. Flush, truncate and close call
+    // it, and every collective transfer that does not continue the deferred one. If any rank
+    // failed, every rank throws.
+    void write_out_pending();
+
 private:
     void wait_for_barrier();
-    struct Route;
+    // A collective transfer's route and the facts of every rank's part it was decided on.
+    struct Route {
+        route::Decision decision;
+        bool individual = false;
+        bool no_holes = false;       // route::gapless() or route::covers_its_range() of the ranks' bytes
+        std::int64_t lo = 0, hi = 0; // every rank's extents together (lo == hi: nothing moves)
+        haddr_t unwritten_from = 0;  // no rank ever wrote at or past it (ExtentSummary::written_end)
+        bool changed = false; // some rank changed or synced the file since the last aggregated transfer
+        TransferShape shape;  // lo, hi and the bytes every rank moves together
+    };
+
     Route exchange(const IoRequest &mine, Direction dir, std::optional<Error> local_error);
     void broadcast_read(IoRequest &mine, std::optional<Error> local_error);
     // `no_holes`: the ranks' bytes leave no hole in their range (route::gapless,
@@ -99,9 +144,41 @@ private:
     void mpi_route(IoRequest &mine, Direction dir, bool all_contiguous, bool individual, bool no_holes);
     void independent_route(IoRequest &mine, Direction dir, bool disjoint, haddr_t unwritten_from);
     // aggregate_route.cpp. [lo, hi): every rank's extents together; no rank ever wrote at or past
-    // `unwritten_from` (the aggregators' holes there are zeros, not read back).
+    // `unwritten_from` (the aggregators' holes there are zeros, not read back). `shape`: the
+    // transfer's (write_behind.hpp); `defer`: a write the aggregators keep instead of writing it.
     void aggregate_route(IoRequest &mine, Direction dir, std::uint64_t lo, std::uint64_t hi,
-                         haddr_t unwritten_from);
+                         haddr_t unwritten_from, const TransferShape &shape, bool defer);
+    // write_behind_route.cpp. Whether this write is deferred (the same answer on every rank).
+    bool may_defer(const Route &r, Direction dir) const;
+    void before_independent_slow(haddr_t lo, haddr_t hi, bool write);
+    // What a write-out of kept windows leaves out: the pieces of ranks with own_written[r] set
+    // (empty: none), the ranges in `written_since` (ascending, merged); and the written end.
+    struct WriteOut {
+        std::vector<std::int64_t> own_written;
+        std::vector<aggregation::Range> written_since;
+        haddr_t unwritten_from = 0;
+    };
+    // Local. An aggregator writes one kept window / the given ones / all it keeps (then forgets
+    // them); the first error, not agreed on.
+    std::optional<Error> write_window(WriteBehind::Window &w, const WriteOut &out);
+    std::optional<Error> write_windows(std::vector<WriteBehind::Window> &windows, const WriteOut &out);
+    std::optional<Error> write_all_windows(const WriteOut &out);
+    // Local (an aggregator, in a round of a deferred write). Keeps the round's window in place of
+    // the earlier one (which is written first unless the new one holds all its bytes); false when
+    // it could not be kept (then it is written as usual) or `error` got set.
+    bool keep_deferred_window(std::uint64_t round, std::uint64_t window_lo, const char *window,
+                              std::uint64_t span, std::span<const aggregation::Group> from,
+                              std::span<const aggregation::Range> ranges,
+                              std::span<const std::size_t> ranks_from, haddr_t unwritten_from,
+                              std::optional<Error> &error);
+    // Local, after a deferred write's rounds (before its agreement): an aggregator writes the
+    // earlier windows the write did not replace, and, when the transfer failed, everything it
+    // keeps (a failed transfer keeps nothing).
+    void finish_deferred(bool aggregator, haddr_t unwritten_from, std::optional<Error> &error);
+    // Local, after a deferred write's agreement, on a rank whose copy of its own part could not be
+    // kept: it writes the part from the caller's buffer (after the agreement: no aggregator is
+    // still writing an earlier window over it) and is left out of the write-out.
+    void write_own_part_without_copy();
     const std::vector<int> &aggregators();
     std::optional<Error> extend_to_eoa();
     void sync_after_collective_write(std::optional<Error> &error);
@@ -124,6 +201,10 @@ private:
     // aggregated transfer ended: a count that moved since says the copies may be stale.
     WindowCache window_cache_;
     std::uint64_t changes_seen_ = 0;
+    // The deferred write, and the shape of the last collective transfer when it was an aggregated
+    // read or a deferred write (only a rewrite of those bytes is deferred).
+    WriteBehind write_behind_;
+    std::optional<TransferShape> previous_;
 };
 
 } // namespace mpiio

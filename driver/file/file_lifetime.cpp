@@ -382,7 +382,8 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
         state->comm.get(), state->rank, state->size, state->info.get(), state->storage.route,
         state->storage.read_overlap_limit, state->config.host_copies == HostCopies::On, state->read_only,
         state->sync_after_collective_write, &state->io, &state->independent, &state->failed_writes,
-        &state->extent, state->config.staging_buffer, state->config.window_cache});
+        &state->extent, state->config.staging_buffer, state->config.window_cache,
+        state->storage.write_behind});
     file->state = state.release();
     return file.release();
 }
@@ -400,6 +401,10 @@ void close_file(File *file) {
     std::unique_ptr<FileState> state(file->state); // (its communicator returns to the pool on every path)
     const MPI_Comm comm = state->comm.get();
     std::optional<Error> error = capture([&] { state->collective.settle(); }); // this rank's, not agreed yet
+    // (collective, normally done at the library's closing truncate already; its failure is agreed)
+    std::optional<Error> pending_error = capture([&] { state->collective.write_out_pending(); });
+    if (!error)
+        error = std::move(pending_error);
     if (state->config.stats == StatsMode::Summary) { // collective: every rank prints, whatever failed
         std::optional<Error> stats_error = capture([&] {
             print_stats_summary(comm, state->rank, state->name, describe(state->storage), state->io.stats());

@@ -28,6 +28,7 @@ MPI_Offset rank0_size_agreeing(File *file, std::optional<Error> local_error) {
 
 void truncate_file(File *file, bool closing) {
     FileState &st = *file->state;
+    st.collective.write_out_pending(); // (before the size changes; every rank truncates)
     FileExtent &x = st.extent;
     if (x.eoa == x.last_eoa)
         return; // nothing was allocated or freed since the last call: no communication at all
@@ -74,6 +75,7 @@ bool truncate_while_closing(File *file, std::optional<Error> earlier, std::optio
 
 void flush_file(File *file, bool closing) {
     FileState &st = *file->state;
+    st.collective.write_out_pending(); // (every rank: the library flushes on all of them)
     st.io.note_flush(); // (the aggregators' copies go: others' writes are visible from here on)
     // MPI_File_close makes everything visible, so a closing flush needs no sync (as the built-in
     // driver); read-only files have nothing to sync.

@@ -207,12 +207,14 @@ bool MpiIo::own_view_may_be_usable(bool regular, bool may_open) {
     return *irregular_views_pay_off_;
 }
 
-bool MpiIo::own_view_usable(bool regular, bool may_open) {
-    if (!own_view_may_be_usable(regular, may_open))
-        return false;
+bool MpiIo::atomic() const {
     int atomic = 0;
     check_mpi(MPI_File_get_atomicity(*shared_, &atomic), "MPI_File_get_atomicity");
-    if (atomic)
+    return atomic != 0;
+}
+
+bool MpiIo::own_view_usable(bool regular, bool may_open) {
+    if (!own_view_may_be_usable(regular, may_open) || atomic())
         return false;
     if (own_ != MPI_FILE_NULL)
         return true;

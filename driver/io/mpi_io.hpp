@@ -157,6 +157,10 @@ public:
         ++stats_.cached_window_reads;
         stats_.cached_bytes_read += bytes;
     }
+    // An aggregator's window of a collective write kept in memory instead of written
+    // (collective/write_behind.hpp), and the bytes of a kept one a later write replaced.
+    void count_kept_window() { ++stats_.deferred_windows; }
+    void count_replaced_window(std::uint64_t bytes) { stats_.deferred_bytes_replaced += bytes; }
     // A clock pair around a whole run-by-run operation instead of one per call (stats.hpp), when
     // the time is measured at all.
     IoTimer timer() { return IoTimer(stats_, timing_, clocked_); }
@@ -170,6 +174,8 @@ public:
     void sync();
     // Local. MPI_File_get_size; throws Error(Mpi).
     MPI_Offset size() const;
+    // Local. Whether the shared handle is in MPI's atomic mode (H5Fset_mpi_atomicity).
+    bool atomic() const;
     // Collective. MPI_File_set_size (counted; `what` names it in an error); throws Error(Mpi).
     void set_size(MPI_Offset size, const char *what = "MPI_File_set_size");
 

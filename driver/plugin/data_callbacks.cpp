@@ -42,6 +42,7 @@ template <class Build> void collective(File *file, Direction dir, Build &&build)
 // file's next collective step (failed_writes.hpp).
 void independent(File *file, Direction dir, IoRequest &request) {
     FileState &st = *file->state;
+    st.collective.before_independent(request, dir == Direction::Write);
     if (dir == Direction::Read) {
         st.independent.move(request, dir, true);
         return;
@@ -67,6 +68,7 @@ void independent(File *file, Direction dir, IoRequest &request) {
 void read_block(FileState &st, haddr_t addr, size_t size, void *buf) {
     if (size == 0)
         return;
+    st.collective.before_independent(addr, addr + size, false);
     IoTimer timer = st.io.timer();
     st.io.read_bytes(addr, static_cast<char *>(buf), size);
 }
@@ -74,6 +76,7 @@ void read_block(FileState &st, haddr_t addr, size_t size, void *buf) {
 void write_block(FileState &st, haddr_t addr, size_t size, const char *data) {
     if (size == 0)
         return;
+    st.collective.before_independent(addr, addr + size, true);
     st.failed_writes.run([&] {
         IoTimer timer = st.io.timer();
         st.io.write_bytes(addr, data, size);

@@ -37,6 +37,9 @@ enum class ViewWrites { Auto, On, Off };
 // view write). off: every byte moves through MPI calls on the caller's buffer, as buffers in device
 // memory need with a CUDA-aware MPI-IO layer (docs/decisions.md D18).
 enum class HostCopies { On, Off };
+// Whether the aggregators keep a collective rewrite of the bytes the last collective transfer moved
+// in memory and write it once later (collective/write_behind.hpp). auto: on shared storage.
+enum class WriteBehindChoice { Auto, On, Off };
 // Which storage class's defaults a file takes (settings/storage.hpp). auto: from the type of the
 // file system the file lies on (rank 0's statfs at open); local, shared: as named.
 enum class StorageChoice { Auto, Local, Shared };
@@ -70,6 +73,7 @@ struct Config {
     // (mpi_io.hpp, independent_plan.hpp).
     ViewWrites view_writes = ViewWrites::Auto;
     HostCopies host_copies = HostCopies::On;
+    WriteBehindChoice write_behind = WriteBehindChoice::Auto;
     // Collective chunk I/O knobs; when set they override the application's DXPL
     // (H5Pset_dxpl_mpio_chunk_opt, _num, _ratio). See chunkio/decision.hpp.
     enum class ChunkOpt { Default, Linked, Multi };

@@ -97,6 +97,9 @@ StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic) {
     t.route = config.collective_route != CollectiveRoute::Auto ? config.collective_route
               : shared                                         ? CollectiveRoute::Aggregate
                                                                : CollectiveRoute::Auto;
+    t.write_behind = config.write_behind == WriteBehindChoice::Auto
+                         ? shared
+                         : config.write_behind == WriteBehindChoice::On;
     return t;
 }
 
@@ -106,7 +109,7 @@ std::string describe(const StorageTuning &t) {
                                : std::string("from the file system; ")) +
            "file system: " + t.file_system + "): sieve_gap=" + bytes_text(t.sieve_gap) +
            " read_overlap_limit=" + std::to_string(t.read_overlap_limit) +
-           " collective_route=" + route_name(t.route);
+           " collective_route=" + route_name(t.route) + " write_behind=" + (t.write_behind ? "on" : "off");
 }
 
 } // namespace mpiio

@@ -22,18 +22,22 @@ namespace mpiio_test {
 
 inline constexpr std::array<Driver, 2> kDrivers = {Driver::Mpio, Driver::Mpiio};
 
-// The collective_route MPIIO_TEST_CONFIG sets (appended to every test's configuration: the
+// The value MPIIO_TEST_CONFIG sets for `key` (appended to every test's configuration: the
 // forced-routes stage; its last setting wins, as in the driver's parser), or "" when it sets none.
-inline std::string route_set_by_environment() {
+inline std::string set_by_environment(const std::string &key) {
     const char *extra = std::getenv("MPIIO_TEST_CONFIG");
     const std::string text = extra != nullptr ? extra : "";
-    constexpr std::string_view kKey = "collective_route=";
-    const auto at = text.rfind(kKey);
+    const std::string prefix = key + "=";
+    auto at = text.rfind(prefix);
+    while (at != std::string::npos && at > 0 && text[at - 1] != ';' && text[at - 1] != ' ')
+        at = at == 0 ? std::string::npos : text.rfind(prefix, at - 1); // (a longer key ending in it)
     if (at == std::string::npos)
         return "";
-    const auto start = at + kKey.size();
+    const auto start = at + prefix.size();
     return text.substr(start, text.find(';', start) - start);
 }
+
+inline std::string route_set_by_environment() { return set_by_environment("collective_route"); }
 
 // Whether the environment forces a route (any but `allowed` when given): a test of one route then
 // skips.

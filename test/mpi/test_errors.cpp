@@ -389,6 +389,61 @@ TEST_F(Errors, FullDiskFailsWriteOrClose) {
     }
 }
 
+// A collective rewrite the aggregators kept in memory (write_behind) and could not write later (the
+// file size limit, set after it was kept): H5Fflush fails on every rank, naming the earlier write.
+TEST_F(Errors, DeferredWriteThatCannotBeWrittenFailsFlushOnEveryRank) {
+    if (route_forced_by_environment("aggregate"))
+        GTEST_SKIP() << "the environment forces another route";
+    const std::string path = test_dir() + "/deferred_full.h5";
+    const rlim_t limit = 64 * 1024;
+    const hsize_t per_rank = 256 * 1024 / sizeof(int); // every rank's part lies past `limit`
+    FaplOptions options;
+    options.config = "collective_route=aggregate;write_behind=on";
+    Hid fapl = make_fapl(Driver::Mpiio, options);
+    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
+    const hsize_t dims[1] = {per_rank * static_cast<hsize_t>(world_size())};
+    Hid fspace(H5Screate_simple(1, dims, nullptr));
+    Hid dset(H5Dcreate2(file, "big", H5T_STD_I32LE, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    ASSERT_TRUE(all_ranks(dset.valid()));
+    const hsize_t start[1] = {per_rank * static_cast<hsize_t>(world_rank())}, count[1] = {per_rank};
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    Hid mspace(H5Screate_simple(1, count, nullptr));
+    std::vector<int> data(per_rank, 42);
+    Hid dxpl = make_dxpl(H5FD_MPIO_COLLECTIVE);
+    // The read makes the write a rewrite of the bytes just moved: it is kept, not written.
+    ASSERT_TRUE(all_ranks(H5Dread(dset, H5T_NATIVE_INT, mspace, fspace, dxpl, data.data()) >= 0));
+    std::fill(data.begin(), data.end(), 42);
+
+    FileSizeLimit full(limit, true);
+    if (!all_ranks(full.ok()))
+        GTEST_SKIP() << "cannot lower RLIMIT_FSIZE";
+    std::string text;
+    bool write_failed = false, flush_failed = false;
+    std::uint64_t kept = 0;
+    {
+        QuietErrors quiet;
+        write_failed = H5Dwrite(dset, H5T_NATIVE_INT, mspace, fspace, dxpl, data.data()) < 0;
+        H5FD_mpiio_stats_t s{};
+        H5Fget_mpiio_stats(file, &s);
+        kept = s.deferred_windows;
+        flush_failed = H5Fflush(file, H5F_SCOPE_LOCAL) < 0;
+        text = error_stack_text();
+    }
+    full.lift();
+    require_same_outcome(flush_failed, "H5Fflush after a kept write that cannot be written");
+    std::uint64_t kept_anywhere = 0;
+    MPI_Allreduce(&kept, &kept_anywhere, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_GT(kept_anywhere, 0u) << "the write was not kept: the test proves nothing";
+    EXPECT_FALSE(write_failed) << "a kept write failed at its H5Dwrite";
+    EXPECT_TRUE(flush_failed) << "H5Fflush succeeded although the kept bytes could not be written";
+    EXPECT_TRUE(mentions(text, {"write_behind"})) << text;
+    show("H5Fflush after a kept write beyond RLIMIT_FSIZE", text);
+    dset.reset();
+    QuietErrors quiet;
+    H5Fclose(file.release()); // (whatever it says: it must return on every rank)
+}
+
 // An independent write that fails on one rank only (its file size limit) must fail H5Fclose on
 // every rank, naming the failed write: no collective step follows the write but the close, whose
 // one exchange (the closing truncate's) carries the failure.

@@ -47,6 +47,7 @@ inline const std::vector<KeySpec> &keys() {
         {"read_overlap_limit", ValueKind::Unsigned, {}, 1, 65536},
         {"view_writes", ValueKind::Choice, {"auto", "on", "off"}},
         {"host_copies", ValueKind::Choice, {"on", "off"}},
+        {"write_behind", ValueKind::Choice, {"auto", "on", "off"}},
         {"storage", ValueKind::Choice, {"auto", "local", "shared"}},
         {"chunk_opt", ValueKind::Choice, {"default", "linked", "multi"}},
         {"chunk_opt_num", ValueKind::Unsigned, {}, 0, 1u << 30},
@@ -92,6 +93,10 @@ inline void store(Config &config, const std::string &key, const std::string &cho
         config.read_overlap_limit = static_cast<unsigned>(number);
     else if (key == "host_copies")
         config.host_copies = choice == "off" ? mpiio::HostCopies::Off : mpiio::HostCopies::On;
+    else if (key == "write_behind")
+        config.write_behind = choice == "on"    ? mpiio::WriteBehindChoice::On
+                              : choice == "off" ? mpiio::WriteBehindChoice::Off
+                                                : mpiio::WriteBehindChoice::Auto;
     else if (key == "storage")
         config.storage = choice == "local"    ? mpiio::StorageChoice::Local
                          : choice == "shared" ? mpiio::StorageChoice::Shared
@@ -134,6 +139,8 @@ inline std::string difference(const Config &got, const Config &want) {
         return "storage";
     if (got.host_copies != want.host_copies)
         return "host_copies";
+    if (got.write_behind != want.write_behind)
+        return "write_behind";
     if (got.chunk_opt != want.chunk_opt)
         return "chunk_opt " + opt(got.chunk_opt) + " != " + opt(want.chunk_opt);
     if (got.chunk_opt_num != want.chunk_opt_num)

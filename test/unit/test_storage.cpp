@@ -57,6 +57,13 @@ TEST(StorageTuning, DefaultsFollowTheClass) {
     EXPECT_NE(mpiio::describe(shared).find("shared (from the file system; file system: lustre)"),
               std::string::npos)
         << mpiio::describe(shared);
+    // write_behind=auto: on shared storage only; on / off taken on either.
+    EXPECT_FALSE(local.write_behind);
+    EXPECT_TRUE(shared.write_behind);
+    EXPECT_NE(mpiio::describe(shared).find("write_behind=on"), std::string::npos) << mpiio::describe(shared);
+    EXPECT_TRUE(mpiio::resolve_storage_tuning(mpiio::parse_config("write_behind=on"), kTmpfs).write_behind);
+    EXPECT_FALSE(
+        mpiio::resolve_storage_tuning(mpiio::parse_config("write_behind=off"), kLustre).write_behind);
 }
 
 TEST(StorageTuning, ConfigurationWins) {

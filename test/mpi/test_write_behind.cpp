@@ -1,0 +1,286 @@
+// Write-behind (config write_behind, collective/write_behind.hpp): a collective rewrite of the
+// bytes the last collective transfer moved stays in the aggregators' memory and is written once
+// later. The files must equal the built-in driver's (compound datasets written field by field,
+// the case it is for, also over several windows), a rank must see and keep its own writes made
+// independently in between, and other ranks' bytes must be in the file after H5Fflush. The counters
+// prove each test really deferred a write. 1-4 ranks, OMPIO and ROMIO, on the aggregating route.
+#include "common.hpp"
+
+namespace {
+
+using namespace mpiio_test;
+
+constexpr hsize_t kPerRank = 96; // records / elements per rank
+
+struct Record {
+    int a;
+    int b;
+    double c;
+};
+
+// Collective. Sums a counter over the ranks.
+std::uint64_t summed(std::uint64_t mine) {
+    std::uint64_t all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return all;
+}
+
+// Collective. Rank `r`'s block of a 1-D dataset of `n` elements (the file space), and a memory
+// space of one block.
+std::pair<Hid, Hid> block_of(int r, hsize_t n) {
+    const hsize_t dims[1] = {n}, start[1] = {static_cast<hsize_t>(r) * kPerRank}, count[1] = {kPerRank};
+    Hid file_space(H5Screate_simple(1, dims, nullptr));
+    H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    return {std::move(file_space), Hid(H5Screate_simple(1, count, nullptr))};
+}
+
+std::string config_with(const char *write_behind, const char *extra = "") {
+    return std::string("collective_route=aggregate;write_behind=") + write_behind + extra;
+}
+
+struct Counters {
+    std::uint64_t kept = 0, replaced = 0, written = 0; // every rank's, summed
+};
+
+// Collective. Creates `path` through `driver` and writes a compound dataset field by field (the
+// library reads the records back before each field), each rank its own block, then reads every
+// field back and checks it. Returns the plugin's counters of both phases.
+Counters write_fields(const std::string &path, Driver driver, const std::string &config) {
+    const hsize_t n = kPerRank * static_cast<hsize_t>(world_size()), dims[1] = {n};
+    FaplOptions options;
+    options.config = config.c_str();
+    Hid fapl = make_fapl(driver, options);
+    Hid collective = make_dxpl(H5FD_MPIO_COLLECTIVE);
+    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    EXPECT_TRUE(all_ranks(file.valid())) << error_stack_text();
+    if (!file.valid())
+        return {};
+    Hid records(H5Tcreate(H5T_COMPOUND, sizeof(Record)));
+    H5Tinsert(records, "a", HOFFSET(Record, a), H5T_NATIVE_INT);
+    H5Tinsert(records, "b", HOFFSET(Record, b), H5T_NATIVE_INT);
+    H5Tinsert(records, "c", HOFFSET(Record, c), H5T_NATIVE_DOUBLE);
+    Hid space(H5Screate_simple(1, dims, nullptr));
+    Hid dset(H5Dcreate2(file, "records", records, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    EXPECT_TRUE(all_ranks(dset.valid())) << error_stack_text();
+    auto [block, memory] = block_of(world_rank(), n);
+    const hsize_t first = static_cast<hsize_t>(world_rank()) * kPerRank;
+    auto field_type = [](const char *name, hid_t type, std::size_t size) {
+        Hid t(H5Tcreate(H5T_COMPOUND, size));
+        H5Tinsert(t, name, 0, type);
+        return t;
+    };
+    std::vector<int> as(kPerRank), bs(kPerRank);
+    std::vector<double> cs(kPerRank);
+    for (hsize_t k = 0; k < kPerRank; ++k) {
+        as[k] = value_at<int>(first + k, 1);
+        bs[k] = value_at<int>(first + k, 2);
+        cs[k] = static_cast<double>(value_at<int>(first + k, 3)) / 8;
+    }
+    Hid a_type = field_type("a", H5T_NATIVE_INT, sizeof(int)),
+        b_type = field_type("b", H5T_NATIVE_INT, sizeof(int)),
+        c_type = field_type("c", H5T_NATIVE_DOUBLE, sizeof(double));
+    EXPECT_TRUE(all_ranks(H5Dwrite(dset, a_type, memory, block, collective, as.data()) >= 0))
+        << error_stack_text();
+    EXPECT_TRUE(all_ranks(H5Dwrite(dset, b_type, memory, block, collective, bs.data()) >= 0))
+        << error_stack_text();
+    EXPECT_TRUE(all_ranks(H5Dwrite(dset, c_type, memory, block, collective, cs.data()) >= 0))
+        << error_stack_text();
+    std::vector<int> got_a(kPerRank, -1), got_b(kPerRank, -1);
+    std::vector<double> got_c(kPerRank, -1);
+    EXPECT_TRUE(all_ranks(H5Dread(dset, a_type, memory, block, collective, got_a.data()) >= 0));
+    EXPECT_TRUE(all_ranks(H5Dread(dset, b_type, memory, block, collective, got_b.data()) >= 0));
+    EXPECT_TRUE(all_ranks(H5Dread(dset, c_type, memory, block, collective, got_c.data()) >= 0));
+    EXPECT_EQ(got_a, as);
+    EXPECT_EQ(got_b, bs);
+    EXPECT_EQ(got_c, cs);
+    Counters c;
+    if (driver == Driver::Mpiio) {
+        const H5FD_mpiio_stats_t s = stats_of(file);
+        dset.reset();
+        // (the close writes what is still kept: the written bytes are counted before it)
+        H5Fflush(file, H5F_SCOPE_LOCAL);
+        const H5FD_mpiio_stats_t t = stats_of(file);
+        c = {summed(s.deferred_windows), summed(s.deferred_bytes_replaced), summed(t.bytes_written)};
+    }
+    return c;
+}
+
+TEST(WriteBehind, CompoundFieldsMatchTheBuiltinDriverWithEachRecordWrittenOnce) {
+    if (route_forced_by_environment("aggregate"))
+        GTEST_SKIP() << "the environment forces another route";
+    for (const char *staging : {"", ";staging_buffer=64"}) {
+        SCOPED_TRACE(staging);
+        const std::string tag = staging[0] ? "_tiny" : "";
+        const std::string builtin = path_in(test_dir(), "fields" + tag, Driver::Mpio);
+        const std::string deferred = path_in(test_dir(), "deferred" + tag, Driver::Mpiio);
+        const std::string direct = path_in(test_dir(), "direct" + tag, Driver::Mpiio);
+        write_fields(builtin, Driver::Mpio, "");
+        const Counters on = write_fields(deferred, Driver::Mpiio, config_with("on", staging));
+        const Counters off = write_fields(direct, Driver::Mpiio, config_with("off", staging));
+        EXPECT_EQ(compare_files(builtin, deferred), "");
+        EXPECT_EQ(compare_files(builtin, direct), "");
+        const std::string forced = set_by_environment("write_behind");
+        if (forced.empty() || forced == "on") {
+            EXPECT_GT(on.kept, 0u) << "no write was deferred";
+            EXPECT_GT(on.replaced, 0u) << "no kept window was replaced by the next field's write";
+        }
+        if (forced.empty()) {
+            EXPECT_LT(on.written, off.written) << "deferring wrote as many bytes as writing each field";
+            EXPECT_EQ(off.kept, 0u) << "write_behind=off deferred a write";
+        }
+    }
+}
+
+// Collective. Opens a fresh `path` through `driver` with a dataset of ints, kPerRank per rank;
+// each rank reads its block collectively (zeros: nothing was written) and writes it collectively
+// with `collective_values` (a rewrite of the bytes just read: deferred), then `between(file, dset)`
+// runs, then the file is closed. Returns the write-behind windows kept, every rank's.
+template <class Between>
+std::uint64_t read_then_rewrite(const std::string &path, Driver driver,
+                                const std::vector<int> &collective_values, Between &&between) {
+    const hsize_t n = kPerRank * static_cast<hsize_t>(world_size()), dims[1] = {n};
+    const std::string config = config_with("on");
+    FaplOptions options;
+    options.config = config.c_str();
+    Hid fapl = make_fapl(driver, options);
+    Hid collective = make_dxpl(H5FD_MPIO_COLLECTIVE);
+    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    EXPECT_TRUE(all_ranks(file.valid())) << error_stack_text();
+    if (!file.valid())
+        return 0;
+    Hid space(H5Screate_simple(1, dims, nullptr));
+    Hid dset(H5Dcreate2(file, "d", H5T_NATIVE_INT, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    auto [block, memory] = block_of(world_rank(), n);
+    std::vector<int> scratch(kPerRank, -1);
+    EXPECT_TRUE(all_ranks(H5Dread(dset, H5T_NATIVE_INT, memory, block, collective, scratch.data()) >= 0));
+    EXPECT_TRUE(
+        all_ranks(H5Dwrite(dset, H5T_NATIVE_INT, memory, block, collective, collective_values.data()) >= 0))
+        << error_stack_text();
+    std::uint64_t kept = 0;
+    if (driver == Driver::Mpiio)
+        kept = summed(stats_of(file).deferred_windows);
+    between(file.get(), dset.get());
+    dset.reset();
+    EXPECT_TRUE(all_ranks(H5Fclose(file.release()) >= 0)) << error_stack_text();
+    return kept;
+}
+
+std::vector<int> block_values(int r, int salt) {
+    std::vector<int> v(kPerRank);
+    for (hsize_t k = 0; k < kPerRank; ++k)
+        v[k] = value_at<int>(static_cast<hsize_t>(r) * kPerRank + k, salt);
+    return v;
+}
+
+// A rank reads its own block independently after its deferred collective write (it must see its
+// bytes), then rewrites the first half independently (that write must survive the write-out at
+// close): the file equals the built-in driver's after the same calls.
+TEST(WriteBehind, ARankSeesAndKeepsItsOwnIndependentWritesAfterADeferredOne) {
+    if (route_forced_by_environment("aggregate"))
+        GTEST_SKIP() << "the environment forces another route";
+    const std::vector<int> mine = block_values(world_rank(), 5), half = block_values(world_rank(), 6);
+    Hid independent = make_dxpl(H5FD_MPIO_INDEPENDENT);
+    std::uint64_t kept = 0;
+    for (Driver driver : kDrivers) {
+        const std::string path = path_in(test_dir(), "own", driver);
+        const std::uint64_t k = read_then_rewrite(path, driver, mine, [&](hid_t, hid_t dset) {
+            const hsize_t n = kPerRank * static_cast<hsize_t>(world_size());
+            auto [block, memory] = block_of(world_rank(), n);
+            std::vector<int> got(kPerRank, -1);
+            EXPECT_GE(H5Dread(dset, H5T_NATIVE_INT, memory, block, independent, got.data()), 0);
+            EXPECT_EQ(got, mine) << driver_name(driver)
+                                 << ": a rank's independent read missed its own collective write";
+            const hsize_t start[1] = {static_cast<hsize_t>(world_rank()) * kPerRank},
+                          count[1] = {kPerRank / 2};
+            H5Sselect_hyperslab(block, H5S_SELECT_SET, start, nullptr, count, nullptr);
+            Hid half_memory(H5Screate_simple(1, count, nullptr));
+            EXPECT_GE(H5Dwrite(dset, H5T_NATIVE_INT, half_memory, block, independent, half.data()), 0);
+        });
+        if (driver == Driver::Mpiio)
+            kept = k;
+    }
+    if (set_by_environment("write_behind") != "off") {
+        EXPECT_GT(kept, 0u) << "the collective write was not deferred: the test proves nothing";
+    }
+    EXPECT_EQ(
+        compare_files(path_in(test_dir(), "own", Driver::Mpio), path_in(test_dir(), "own", Driver::Mpiio)),
+        "");
+    std::vector<int> expected;
+    for (int r = 0; r < world_size(); ++r) {
+        std::vector<int> own = block_values(r, 5);
+        const std::vector<int> first = block_values(r, 6);
+        std::copy(first.begin(), first.begin() + kPerRank / 2, own.begin());
+        expected.insert(expected.end(), own.begin(), own.end());
+    }
+    EXPECT_TRUE(dataset_equals_on_rank0(path_in(test_dir(), "own", Driver::Mpiio), "d", as_bytes(expected)));
+}
+
+// After the deferred write every rank writes the first elements of the next rank's block
+// independently: the write-out at close must not put the older collective bytes back over them
+// (the built-in driver writes at once, so the independent bytes are the newer).
+TEST(WriteBehind, AnotherRanksLaterIndependentWriteIsNotOverwritten) {
+    if (route_forced_by_environment("aggregate"))
+        GTEST_SKIP() << "the environment forces another route";
+    constexpr hsize_t kTouched = 10;
+    const int next = (world_rank() + 1) % world_size();
+    Hid independent = make_dxpl(H5FD_MPIO_INDEPENDENT);
+    const std::vector<int> later = block_values(next, 9);
+    std::uint64_t kept = 0;
+    for (Driver driver : kDrivers) {
+        const std::string path = path_in(test_dir(), "crossed", driver);
+        const std::uint64_t k =
+            read_then_rewrite(path, driver, block_values(world_rank(), 8), [&](hid_t, hid_t dset) {
+                MPI_Barrier(MPI_COMM_WORLD); // (every rank's collective write is done)
+                const hsize_t n = kPerRank * static_cast<hsize_t>(world_size());
+                auto [block, memory] = block_of(next, n);
+                const hsize_t start[1] = {static_cast<hsize_t>(next) * kPerRank}, count[1] = {kTouched};
+                H5Sselect_hyperslab(block, H5S_SELECT_SET, start, nullptr, count, nullptr);
+                Hid few(H5Screate_simple(1, count, nullptr));
+                EXPECT_GE(H5Dwrite(dset, H5T_NATIVE_INT, few, block, independent, later.data()), 0);
+                MPI_Barrier(MPI_COMM_WORLD);
+            });
+        if (driver == Driver::Mpiio)
+            kept = k;
+    }
+    if (set_by_environment("write_behind") != "off") {
+        EXPECT_GT(kept, 0u) << "the collective write was not deferred: the test proves nothing";
+    }
+    EXPECT_EQ(compare_files(path_in(test_dir(), "crossed", Driver::Mpio),
+                            path_in(test_dir(), "crossed", Driver::Mpiio)),
+              "");
+    std::vector<int> expected;
+    for (int r = 0; r < world_size(); ++r) {
+        std::vector<int> own = block_values(r, 8);
+        const std::vector<int> touched = block_values(r, 9);
+        std::copy(touched.begin(), touched.begin() + kTouched, own.begin());
+        expected.insert(expected.end(), own.begin(), own.end());
+    }
+    EXPECT_TRUE(
+        dataset_equals_on_rank0(path_in(test_dir(), "crossed", Driver::Mpiio), "d", as_bytes(expected)));
+}
+
+// After H5Fflush every rank reads the next rank's block independently: MPI makes other ranks'
+// writes visible there, so the aggregators' kept bytes must be in the file by then.
+TEST(WriteBehind, OtherRanksBytesAreInTheFileAfterAFlush) {
+    if (route_forced_by_environment("aggregate"))
+        GTEST_SKIP() << "the environment forces another route";
+    const int next = (world_rank() + 1) % world_size();
+    Hid independent = make_dxpl(H5FD_MPIO_INDEPENDENT);
+    const std::string path = path_in(test_dir(), "flushed", Driver::Mpiio);
+    const std::uint64_t kept =
+        read_then_rewrite(path, Driver::Mpiio, block_values(world_rank(), 7), [&](hid_t file, hid_t dset) {
+            EXPECT_TRUE(all_ranks(H5Fflush(file, H5F_SCOPE_LOCAL) >= 0)) << error_stack_text();
+            MPI_Barrier(MPI_COMM_WORLD);
+            const hsize_t n = kPerRank * static_cast<hsize_t>(world_size());
+            auto [block, memory] = block_of(next, n);
+            std::vector<int> got(kPerRank, -1);
+            EXPECT_GE(H5Dread(dset, H5T_NATIVE_INT, memory, block, independent, got.data()), 0);
+            EXPECT_EQ(got, block_values(next, 7))
+                << "rank " << next << "'s collective write is not in the file after H5Fflush";
+        });
+    if (set_by_environment("write_behind") != "off") {
+        EXPECT_GT(kept, 0u) << "the collective write was not deferred: the test proves nothing";
+    }
+}
+
+} // namespace

@@ -17,6 +17,7 @@
 #include <string>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -337,6 +338,17 @@ TEST_F(Errors, OneRankWithoutPermissionFailsEveryRank) {
     EXPECT_TRUE(all_ranks(file.valid())) << error_stack_text();
 }
 
+// Collective. A 1-D dataset of 32-bit ints in `file`, `per_rank` elements per rank, with this
+// rank's block selected in its file space, and a memory space of one block.
+std::tuple<Hid, Hid, Hid> per_rank_dataset(hid_t file, const char *name, hsize_t per_rank) {
+    const hsize_t dims[1] = {per_rank * static_cast<hsize_t>(world_size())};
+    Hid fspace(H5Screate_simple(1, dims, nullptr));
+    Hid dset(H5Dcreate2(file, name, H5T_STD_I32LE, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    const hsize_t start[1] = {per_rank * static_cast<hsize_t>(world_rank())}, count[1] = {per_rank};
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    return {std::move(dset), std::move(fspace), Hid(H5Screate_simple(1, count, nullptr))};
+}
+
 TEST_F(Errors, FullDiskFailsWriteOrClose) {
     const std::string path = test_dir() + "/full.h5";
     const rlim_t limit = 64 * 1024;
@@ -344,13 +356,8 @@ TEST_F(Errors, FullDiskFailsWriteOrClose) {
     Hid fapl = make_fapl(Driver::Mpiio);
     Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
     ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
-    const hsize_t dims[1] = {per_rank * static_cast<hsize_t>(world_size())};
-    Hid fspace(H5Screate_simple(1, dims, nullptr));
-    Hid dset(H5Dcreate2(file, "big", H5T_STD_I32LE, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    auto [dset, fspace, mspace] = per_rank_dataset(file, "big", per_rank);
     ASSERT_TRUE(all_ranks(dset.valid()));
-    const hsize_t start[1] = {per_rank * static_cast<hsize_t>(world_rank())}, count[1] = {per_rank};
-    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr);
-    Hid mspace(H5Screate_simple(1, count, nullptr));
     std::vector<int> data(per_rank, 42);
     Hid dxpl = make_dxpl(H5FD_MPIO_INDEPENDENT);
 
@@ -402,13 +409,8 @@ TEST_F(Errors, DeferredWriteThatCannotBeWrittenFailsFlushOnEveryRank) {
     Hid fapl = make_fapl(Driver::Mpiio, options);
     Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
     ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
-    const hsize_t dims[1] = {per_rank * static_cast<hsize_t>(world_size())};
-    Hid fspace(H5Screate_simple(1, dims, nullptr));
-    Hid dset(H5Dcreate2(file, "big", H5T_STD_I32LE, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    auto [dset, fspace, mspace] = per_rank_dataset(file, "big", per_rank);
     ASSERT_TRUE(all_ranks(dset.valid()));
-    const hsize_t start[1] = {per_rank * static_cast<hsize_t>(world_rank())}, count[1] = {per_rank};
-    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr);
-    Hid mspace(H5Screate_simple(1, count, nullptr));
     std::vector<int> data(per_rank, 42);
     Hid dxpl = make_dxpl(H5FD_MPIO_COLLECTIVE);
     // The read makes the write a rewrite of the bytes just moved: it is kept, not written.
@@ -457,13 +459,8 @@ TEST_F(Errors, OneRanksFailedWriteFailsEveryRanksClose) {
     Hid fapl = make_fapl(Driver::Mpiio);
     Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
     ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
-    const hsize_t dims[1] = {per_rank * static_cast<hsize_t>(world_size())};
-    Hid fspace(H5Screate_simple(1, dims, nullptr));
-    Hid dset(H5Dcreate2(file, "d", H5T_STD_I32LE, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    auto [dset, fspace, mspace] = per_rank_dataset(file, "d", per_rank);
     ASSERT_TRUE(all_ranks(dset.valid()));
-    const hsize_t start[1] = {per_rank * static_cast<hsize_t>(world_rank())}, count[1] = {per_rank};
-    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr);
-    Hid mspace(H5Screate_simple(1, count, nullptr));
     std::vector<int> data(per_rank, world_rank() + 1);
     Hid dxpl = make_dxpl(H5FD_MPIO_INDEPENDENT);
 

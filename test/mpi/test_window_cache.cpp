@@ -5,109 +5,25 @@
 // for each field it reads) give files equal to the built-in driver's and read calls saved; a write
 // by another rank between two collective reads is what the second one returns. 1-4 ranks, under
 // OMPIO and ROMIO, on the aggregating route (the default on shared storage).
-#include "common.hpp"
+#include "compound_fields.hpp"
 
 namespace {
 
 using namespace mpiio_test;
 
-constexpr hsize_t kPerRank = 96; // records / elements per rank
+constexpr hsize_t kPerRank = kRecordsPerRank;
 
-struct Record {
-    int a;
-    int b;
-    double c;
-};
-
-Record record_at(hsize_t i) {
-    return {value_at<int>(i, 1), value_at<int>(i, 2), static_cast<double>(value_at<int>(i, 3)) / 8};
-}
-
-// Collective. Sums a counter over the ranks.
-std::uint64_t summed(std::uint64_t mine) {
-    std::uint64_t all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    return all;
-}
-
-// Collective. This rank's block of a 1-D dataset of `n` elements, and its memory space.
-std::pair<Hid, Hid> own_block(hsize_t n) {
-    const hsize_t dims[1] = {n}, start[1] = {static_cast<hsize_t>(world_rank()) * kPerRank},
-                  count[1] = {kPerRank};
-    Hid file_space(H5Screate_simple(1, dims, nullptr));
-    H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr);
-    return {std::move(file_space), Hid(H5Screate_simple(1, count, nullptr))};
-}
+std::pair<Hid, Hid> own_block(hsize_t n) { return block_of(world_rank(), n); }
 
 struct FieldCalls {
     std::uint64_t cached = 0; // windows answered from an aggregator's copy, every rank
     std::uint64_t reads = 0;  // read calls, every rank
 };
 
-// Collective. Creates `path` through `driver`, writes a compound dataset field by field, each rank
-// its own block of records, then reads every field back the same way and checks the values.
-// Returns the calls of both phases (plugin only).
-FieldCalls write_and_read_fields(const std::string &path, Driver driver, const char *config) {
-    const int s = world_size();
-    const hsize_t n = kPerRank * static_cast<hsize_t>(s), dims[1] = {n};
-    FaplOptions options;
-    options.config = config;
-    Hid fapl = make_fapl(driver, options);
-    Hid collective = make_dxpl(H5FD_MPIO_COLLECTIVE);
-    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
-    EXPECT_TRUE(all_ranks(file.valid())) << error_stack_text();
-    if (!file.valid())
-        return {};
-    Hid records(H5Tcreate(H5T_COMPOUND, sizeof(Record)));
-    H5Tinsert(records, "a", HOFFSET(Record, a), H5T_NATIVE_INT);
-    H5Tinsert(records, "b", HOFFSET(Record, b), H5T_NATIVE_INT);
-    H5Tinsert(records, "c", HOFFSET(Record, c), H5T_NATIVE_DOUBLE);
-    Hid space(H5Screate_simple(1, dims, nullptr));
-    Hid dset(H5Dcreate2(file, "records", records, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    EXPECT_TRUE(all_ranks(dset.valid())) << error_stack_text();
-    auto [block, memory] = own_block(n);
-    const hsize_t first = static_cast<hsize_t>(world_rank()) * kPerRank;
-    H5FD_mpiio_stats_t before{}, after{};
-    if (driver == Driver::Mpiio)
-        before = stats_of(file);
-
-    // One memory type per field: the field alone, so the library merges it into the records.
-    auto field_type = [](const char *name, hid_t type, std::size_t size) {
-        Hid t(H5Tcreate(H5T_COMPOUND, size));
-        H5Tinsert(t, name, 0, type);
-        return t;
-    };
-    std::vector<int> as(kPerRank), bs(kPerRank);
-    std::vector<double> cs(kPerRank);
-    for (hsize_t k = 0; k < kPerRank; ++k) {
-        const Record r = record_at(first + k);
-        as[k] = r.a;
-        bs[k] = r.b;
-        cs[k] = r.c;
-    }
-    Hid a_type = field_type("a", H5T_NATIVE_INT, sizeof(int)),
-        b_type = field_type("b", H5T_NATIVE_INT, sizeof(int)),
-        c_type = field_type("c", H5T_NATIVE_DOUBLE, sizeof(double));
-    EXPECT_TRUE(all_ranks(H5Dwrite(dset, a_type, memory, block, collective, as.data()) >= 0))
-        << error_stack_text();
-    EXPECT_TRUE(all_ranks(H5Dwrite(dset, b_type, memory, block, collective, bs.data()) >= 0))
-        << error_stack_text();
-    EXPECT_TRUE(all_ranks(H5Dwrite(dset, c_type, memory, block, collective, cs.data()) >= 0))
-        << error_stack_text();
-
-    std::vector<int> got_a(kPerRank, -1), got_b(kPerRank, -1);
-    std::vector<double> got_c(kPerRank, -1);
-    EXPECT_TRUE(all_ranks(H5Dread(dset, a_type, memory, block, collective, got_a.data()) >= 0));
-    EXPECT_TRUE(all_ranks(H5Dread(dset, b_type, memory, block, collective, got_b.data()) >= 0));
-    EXPECT_TRUE(all_ranks(H5Dread(dset, c_type, memory, block, collective, got_c.data()) >= 0));
-    EXPECT_EQ(got_a, as);
-    EXPECT_EQ(got_b, bs);
-    EXPECT_EQ(got_c, cs);
-    if (driver == Driver::Mpiio)
-        after = stats_of(file);
-    return {summed(after.cached_window_reads - before.cached_window_reads),
-            summed(after.independent_reads + after.collective_reads - before.independent_reads -
-                   before.collective_reads)};
+// Collective. write_and_read_fields (compound_fields.hpp), its read calls counted.
+FieldCalls field_calls(const std::string &path, Driver driver, const char *config) {
+    const H5FD_mpiio_stats_t d = write_and_read_fields(path, driver, config);
+    return {summed(d.cached_window_reads), summed(d.independent_reads + d.collective_reads)};
 }
 
 TEST(WindowCache, CompoundFieldsMatchTheBuiltinDriverAndReuseTheWrittenRecords) {
@@ -121,9 +37,9 @@ TEST(WindowCache, CompoundFieldsMatchTheBuiltinDriverAndReuseTheWrittenRecords) 
         const std::string cached = path_in(test_dir(), staging[0] ? "fields_tiny" : "fields", Driver::Mpiio);
         const std::string uncached =
             path_in(test_dir(), staging[0] ? "uncached_tiny" : "uncached", Driver::Mpiio);
-        write_and_read_fields(builtin, Driver::Mpio, nullptr);
-        const FieldCalls on = write_and_read_fields(cached, Driver::Mpiio, with.c_str());
-        const FieldCalls off = write_and_read_fields(uncached, Driver::Mpiio, without.c_str());
+        field_calls(builtin, Driver::Mpio, nullptr);
+        const FieldCalls on = field_calls(cached, Driver::Mpiio, with.c_str());
+        const FieldCalls off = field_calls(uncached, Driver::Mpiio, without.c_str());
         EXPECT_EQ(compare_files(builtin, cached), "");
         EXPECT_EQ(compare_files(builtin, uncached), "");
         // The writes of fields b and c read the records fields a and b left, the reads of b and c

@@ -4,35 +4,13 @@
 // the case it is for, also over several windows), a rank must see and keep its own writes made
 // independently in between, and other ranks' bytes must be in the file after H5Fflush. The counters
 // prove each test really deferred a write. 1-4 ranks, OMPIO and ROMIO, on the aggregating route.
-#include "common.hpp"
+#include "compound_fields.hpp"
 
 namespace {
 
 using namespace mpiio_test;
 
-constexpr hsize_t kPerRank = 96; // records / elements per rank
-
-struct Record {
-    int a;
-    int b;
-    double c;
-};
-
-// Collective. Sums a counter over the ranks.
-std::uint64_t summed(std::uint64_t mine) {
-    std::uint64_t all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    return all;
-}
-
-// Collective. Rank `r`'s block of a 1-D dataset of `n` elements (the file space), and a memory
-// space of one block.
-std::pair<Hid, Hid> block_of(int r, hsize_t n) {
-    const hsize_t dims[1] = {n}, start[1] = {static_cast<hsize_t>(r) * kPerRank}, count[1] = {kPerRank};
-    Hid file_space(H5Screate_simple(1, dims, nullptr));
-    H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr);
-    return {std::move(file_space), Hid(H5Screate_simple(1, count, nullptr))};
-}
+constexpr hsize_t kPerRank = kRecordsPerRank;
 
 std::string config_with(const char *write_behind, const char *extra = "") {
     return std::string("collective_route=aggregate;write_behind=") + write_behind + extra;
@@ -42,67 +20,21 @@ struct Counters {
     std::uint64_t kept = 0, replaced = 0, written = 0; // every rank's, summed
 };
 
-// Collective. Creates `path` through `driver` and writes a compound dataset field by field (the
-// library reads the records back before each field), each rank its own block, then reads every
-// field back and checks it. Returns the plugin's counters of both phases.
-Counters write_fields(const std::string &path, Driver driver, const std::string &config) {
-    const hsize_t n = kPerRank * static_cast<hsize_t>(world_size()), dims[1] = {n};
+// Collective. write_and_read_fields (compound_fields.hpp), its write-behind counters.
+Counters field_counters(const std::string &path, Driver driver, const std::string &config) {
+    const H5FD_mpiio_stats_t d = write_and_read_fields(path, driver, config.c_str());
+    return {summed(d.deferred_windows), summed(d.deferred_bytes_replaced), summed(d.bytes_written)};
+}
+
+// Collective. A fresh `path` through `driver` with write_behind on.
+Hid create_file(const std::string &path, Driver driver) {
+    const std::string config = config_with("on");
     FaplOptions options;
     options.config = config.c_str();
     Hid fapl = make_fapl(driver, options);
-    Hid collective = make_dxpl(H5FD_MPIO_COLLECTIVE);
     Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
     EXPECT_TRUE(all_ranks(file.valid())) << error_stack_text();
-    if (!file.valid())
-        return {};
-    Hid records(H5Tcreate(H5T_COMPOUND, sizeof(Record)));
-    H5Tinsert(records, "a", HOFFSET(Record, a), H5T_NATIVE_INT);
-    H5Tinsert(records, "b", HOFFSET(Record, b), H5T_NATIVE_INT);
-    H5Tinsert(records, "c", HOFFSET(Record, c), H5T_NATIVE_DOUBLE);
-    Hid space(H5Screate_simple(1, dims, nullptr));
-    Hid dset(H5Dcreate2(file, "records", records, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    EXPECT_TRUE(all_ranks(dset.valid())) << error_stack_text();
-    auto [block, memory] = block_of(world_rank(), n);
-    const hsize_t first = static_cast<hsize_t>(world_rank()) * kPerRank;
-    auto field_type = [](const char *name, hid_t type, std::size_t size) {
-        Hid t(H5Tcreate(H5T_COMPOUND, size));
-        H5Tinsert(t, name, 0, type);
-        return t;
-    };
-    std::vector<int> as(kPerRank), bs(kPerRank);
-    std::vector<double> cs(kPerRank);
-    for (hsize_t k = 0; k < kPerRank; ++k) {
-        as[k] = value_at<int>(first + k, 1);
-        bs[k] = value_at<int>(first + k, 2);
-        cs[k] = static_cast<double>(value_at<int>(first + k, 3)) / 8;
-    }
-    Hid a_type = field_type("a", H5T_NATIVE_INT, sizeof(int)),
-        b_type = field_type("b", H5T_NATIVE_INT, sizeof(int)),
-        c_type = field_type("c", H5T_NATIVE_DOUBLE, sizeof(double));
-    EXPECT_TRUE(all_ranks(H5Dwrite(dset, a_type, memory, block, collective, as.data()) >= 0))
-        << error_stack_text();
-    EXPECT_TRUE(all_ranks(H5Dwrite(dset, b_type, memory, block, collective, bs.data()) >= 0))
-        << error_stack_text();
-    EXPECT_TRUE(all_ranks(H5Dwrite(dset, c_type, memory, block, collective, cs.data()) >= 0))
-        << error_stack_text();
-    std::vector<int> got_a(kPerRank, -1), got_b(kPerRank, -1);
-    std::vector<double> got_c(kPerRank, -1);
-    EXPECT_TRUE(all_ranks(H5Dread(dset, a_type, memory, block, collective, got_a.data()) >= 0));
-    EXPECT_TRUE(all_ranks(H5Dread(dset, b_type, memory, block, collective, got_b.data()) >= 0));
-    EXPECT_TRUE(all_ranks(H5Dread(dset, c_type, memory, block, collective, got_c.data()) >= 0));
-    EXPECT_EQ(got_a, as);
-    EXPECT_EQ(got_b, bs);
-    EXPECT_EQ(got_c, cs);
-    Counters c;
-    if (driver == Driver::Mpiio) {
-        const H5FD_mpiio_stats_t s = stats_of(file);
-        dset.reset();
-        // (the close writes what is still kept: the written bytes are counted before it)
-        H5Fflush(file, H5F_SCOPE_LOCAL);
-        const H5FD_mpiio_stats_t t = stats_of(file);
-        c = {summed(s.deferred_windows), summed(s.deferred_bytes_replaced), summed(t.bytes_written)};
-    }
-    return c;
+    return file;
 }
 
 TEST(WriteBehind, CompoundFieldsMatchTheBuiltinDriverWithEachRecordWrittenOnce) {
@@ -114,9 +46,9 @@ TEST(WriteBehind, CompoundFieldsMatchTheBuiltinDriverWithEachRecordWrittenOnce) 
         const std::string builtin = path_in(test_dir(), "fields" + tag, Driver::Mpio);
         const std::string deferred = path_in(test_dir(), "deferred" + tag, Driver::Mpiio);
         const std::string direct = path_in(test_dir(), "direct" + tag, Driver::Mpiio);
-        write_fields(builtin, Driver::Mpio, "");
-        const Counters on = write_fields(deferred, Driver::Mpiio, config_with("on", staging));
-        const Counters off = write_fields(direct, Driver::Mpiio, config_with("off", staging));
+        field_counters(builtin, Driver::Mpio, "");
+        const Counters on = field_counters(deferred, Driver::Mpiio, config_with("on", staging));
+        const Counters off = field_counters(direct, Driver::Mpiio, config_with("off", staging));
         EXPECT_EQ(compare_files(builtin, deferred), "");
         EXPECT_EQ(compare_files(builtin, direct), "");
         const std::string forced = set_by_environment("write_behind");
@@ -139,13 +71,8 @@ template <class Between>
 std::uint64_t read_then_rewrite(const std::string &path, Driver driver,
                                 const std::vector<int> &collective_values, Between &&between) {
     const hsize_t n = kPerRank * static_cast<hsize_t>(world_size()), dims[1] = {n};
-    const std::string config = config_with("on");
-    FaplOptions options;
-    options.config = config.c_str();
-    Hid fapl = make_fapl(driver, options);
     Hid collective = make_dxpl(H5FD_MPIO_COLLECTIVE);
-    Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
-    EXPECT_TRUE(all_ranks(file.valid())) << error_stack_text();
+    Hid file = create_file(path, driver);
     if (!file.valid())
         return 0;
     Hid space(H5Screate_simple(1, dims, nullptr));

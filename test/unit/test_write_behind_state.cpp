@@ -115,6 +115,18 @@ TEST(WriteBehindState, MemoryBoundAndReplacement) {
     EXPECT_TRUE(wb.keep_window(1, 64, bytes.data(), 64, groups, ranks_from, 100));
 }
 
+TEST(WriteBehindState, OnlyCallsOnTheOwnPiecesThemselvesWriteThemFirst) {
+    std::vector<char> mine(16, 'm');
+    const std::vector<mpiio::aggregation::Segment> segments{{200, mine.data(), 8}, {300, mine.data() + 8, 8}};
+    WriteBehind wb;
+    ASSERT_TRUE(wb.keep_own(segments));
+    wb.start({200, 308, 16});
+    EXPECT_FALSE(wb.own_waiting_in(208, 300)) << "a call between the pieces (metadata) touches none";
+    EXPECT_TRUE(wb.own_waiting_in(207, 300));
+    EXPECT_TRUE(wb.own_waiting_in(250, 301));
+    EXPECT_FALSE(wb.own_waiting_in(308, 400));
+}
+
 TEST(WriteBehindState, OwnPartWaitsUntilWritten) {
     std::vector<char> mine(16, 'm');
     const std::vector<mpiio::aggregation::Segment> segments{{200, mine.data(), 8}, {208, mine.data() + 8, 8}};

@@ -151,6 +151,8 @@ private:
     // write_behind_route.cpp. Whether this write is deferred (the same answer on every rank).
     bool may_defer(const Route &r, Direction dir) const;
     void before_independent_slow(haddr_t lo, haddr_t hi, bool write);
+    // Local. This rank writes its own part of the pending write itself (left out of the write-out).
+    void write_own_runs(std::span<const Run> runs);
     // What a write-out of kept windows leaves out: the pieces of ranks with own_written[r] set
     // (empty: none), the ranges in `written_since` (ascending, merged); and the written end.
     struct WriteOut {

@@ -141,7 +141,7 @@ bool WriteBehind::covers(std::span<const aggregation::Range> outer,
 }
 
 bool WriteBehind::serve(std::uint64_t round, std::span<const Run> runs) const {
-    const Window *at = const_cast<WriteBehind *>(this)->window(round);
+    const Window *at = window(round);
     if (runs.empty() || at == nullptr)
         return false;
     const Window &w = *at;

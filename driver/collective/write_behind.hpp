@@ -94,6 +94,7 @@ public:
                      std::size_t limit) noexcept;
     // The window kept for `round`, or null.
     Window *window(std::uint64_t round);
+    const Window *window(std::uint64_t round) const { return const_cast<WriteBehind *>(this)->window(round); }
     // Drops round `round`'s window (replaced by a write of at least its bytes).
     void drop(std::uint64_t round);
     // Copies every run's bytes from round `round`'s window; false (nothing copied) unless that

@@ -37,14 +37,17 @@ bool CollectiveEngine::may_defer(const Route &r, Direction dir) const {
 }
 
 void CollectiveEngine::before_independent_slow(haddr_t lo, haddr_t hi, bool write) {
-    if (write_behind_.own_waiting_in(lo, hi)) {
-        IoRequest request = IoRequest::runs(write_behind_.own_runs());
-        // No bridging of holes: other ranks may be writing there now.
-        ctx_.failed_writes->run([&] { ctx_.independent->move(request, Direction::Write, false); });
-        write_behind_.mark_own_written();
-    }
+    if (write_behind_.own_waiting_in(lo, hi))
+        write_own_runs(write_behind_.own_runs());
     if (write)
         write_behind_.note_independent_write(lo, hi);
+}
+
+// No bridging of holes: other ranks may be writing there now.
+void CollectiveEngine::write_own_runs(std::span<const Run> runs) {
+    IoRequest request = IoRequest::runs(runs);
+    ctx_.failed_writes->run([&] { ctx_.independent->move(request, Direction::Write, false); });
+    write_behind_.mark_own_written();
 }
 
 std::optional<Error> CollectiveEngine::write_window(WriteBehind::Window &w, const WriteOut &out) {
@@ -126,11 +129,8 @@ void CollectiveEngine::write_own_part_without_copy() {
     for (const aggregation::Segment &s : segments_)
         if (s.len > 0)
             runs.push_back(Run{s.addr, static_cast<std::size_t>(s.len), s.mem});
-    if (runs.empty())
-        return;
-    IoRequest request = IoRequest::runs(runs);
-    ctx_.failed_writes->run([&] { ctx_.independent->move(request, Direction::Write, false); });
-    write_behind_.mark_own_written();
+    if (!runs.empty())
+        write_own_runs(runs);
 }
 
 void CollectiveEngine::write_out_pending() {

@@ -44,7 +44,8 @@
 # Exit status: the command's, 124 on timeout, 1 when the machine cannot run it, 2 on usage errors.
 # Everything is removed at the end, also on failure or interruption; what a run killed outright
 # (SIGKILL) left behind is removed by the next run. One testbed at a time (flock on
-# $MPIIO_VFD_CACHE/locks/dfs.lock).
+# $MPIIO_VFD_CACHE/locks/dfs.lock; MPIIO_DFS_LOCK names another lock file, for a second testbed
+# beside the first: each lives in namespaces, directories and mounts of its own).
 set -euo pipefail
 
 BRICK_SIZE=2g TIMEOUT=3600 CHECK_ONLY=0
@@ -91,7 +92,7 @@ if ! command -v glusterd >/dev/null || ! command -v glusterfs >/dev/null; then
 fi
 CACHE=${MPIIO_VFD_CACHE:-/var/cache/mpiio-vfd}
 mkdir -p "$CACHE/locks"
-exec 9>"$CACHE/locks/dfs.lock"
+exec 9>"${MPIIO_DFS_LOCK:-$CACHE/locks/dfs.lock}"
 flock -n 9 || { log "waiting for another testbed to be torn down"; flock 9; }
 
 # ---- layout -----------------------------------------------------------------------------------
@@ -266,7 +267,7 @@ cat >"$WORK/agent" <<EOF
 # private mount namespace), even ranks on client 1; MPIIO_DFS_CLIENTS=1 keeps every rank on client 1.
 rank=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-0}}
 if [ "\${MPIIO_DFS_CLIENTS:-2}" != 1 ] && [ \$((rank % 2)) = 1 ]; then
-  exec unshare --mount --propagation private sh -c 'mount --bind "\$1" "\$2" && shift 2 && exec "\$@"' agent "$DIR2" "$DIR" "\$@"
+  exec unshare --mount --propagation private sh -c 'mount --bind "\$1" "\$2" && cd "\$(pwd -P)" && shift 2 && exec "\$@"' agent "$DIR2" "$DIR" "\$@"
 fi
 exec "\$@"
 EOF

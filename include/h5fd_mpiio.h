@@ -66,7 +66,8 @@ typedef struct H5FD_mpiio_prefix_t {
     X(uint64_t, cached_window_reads, "aggregator windows of collective reads copied from the aggregator's copy of earlier transfers (window_cache), no read call")\
     X(uint64_t, cached_bytes_read, "bytes those windows copied")                                            \
     X(uint64_t, deferred_windows, "aggregator windows of collective writes kept in memory and written later, once (write_behind)")\
-    X(uint64_t, deferred_bytes_replaced, "bytes of kept windows a later collective write of the same bytes replaced before they were written (writes saved)")
+    X(uint64_t, deferred_bytes_replaced, "bytes of kept windows a later collective write of the same bytes replaced before they were written (writes saved)")\
+    X(uint64_t, own_handle_syncs, "MPI_File_sync calls on the rank's own handle (one after each view write)")
 /* clang-format on */
 
 typedef struct H5FD_mpiio_stats_t {

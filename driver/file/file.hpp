@@ -7,6 +7,7 @@
 #include "common/error.hpp"
 #include "common/mpi_handle.hpp"
 #include "file/comm_pool.hpp"
+#include "file/own_handle_path.hpp"
 #include "independent/independent_engine.hpp"
 #include "io/failed_writes.hpp"
 #include "io/file_extent.hpp"
@@ -39,6 +40,7 @@ struct FileState {
     std::string name;
     bool read_only = false;
     bool sync_after_collective_write = false; // the MPI-IO layer needs MPI_File_sync for visibility
+    OwnHandlePath own_path; // the name the rank's own handle opens (view writes), fixed at open
 
     // The library's end of allocation and what the physical size is known to be (file_size.cpp).
     FileExtent extent;

@@ -211,18 +211,6 @@ bool has_mpiio_prefix(const std::string &name) {
     return colon != std::string::npos && colon > 1 && name.find('/') > colon;
 }
 
-// Local. The path the rank's own handle opens later (view writes): absolute, so that a chdir
-// after the open cannot make it another file; absolute names and names with an MPI-IO prefix as
-// given (no system call: an open is on the path of every H5Fopen).
-std::string resolved_path(const std::string &name) {
-    if (has_mpiio_prefix(name) || name.starts_with('/'))
-        return name;
-    char cwd[PATH_MAX];
-    if (::getcwd(cwd, sizeof cwd) == nullptr)
-        return name;
-    return std::string(cwd) + "/" + name;
-}
-
 // Local. Why this rank could not open `name` as `flags` ask, checked with the operating system
 // before the collective MPI_File_open where a failure on some ranks only would hang (OMPIO:
 // mpi_layer.hpp). A permission lookup with the effective ids (no open: on a parallel file system
@@ -336,8 +324,7 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     if (rank == 0)
         size_error = capture([&] {
             size = mpi_file_size(opened.fh);
-            if (state->config.storage == StorageChoice::Auto)
-                file_system = file_system_magic(name);
+            file_system = file_system_magic(name);
         });
     std::array<std::int64_t, 2> rank0_words{size, file_system};
     bcast_from_rank0_agreeing(comm, rank0_words, size_error); // every rank has a handle: closed together
@@ -357,11 +344,13 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
         state->info = kept_copy(requested.get());
     const bool sync_needed = writes_need_sync_to_be_visible(state->info.get());
     state->sync_after_collective_write = state->config.sync == SyncPolicy::Auto && sync_needed;
-    // The rank's own handle sees and makes writes as the shared one does only where writes are
-    // visible without MPI_File_sync (mpi_io.hpp).
-    const ViewWrites views = state->config.view_writes;
-    OwnHandleSettings own{resolved_path(name), state->info.get(), views != ViewWrites::Off && !sync_needed,
-                          views == ViewWrites::On};
+    // The rank's own handle (view writes, where the storage class takes them) sees and makes writes
+    // as the shared one does only where writes are visible without MPI_File_sync (mpi_io.hpp); its
+    // name is fixed now, to the file the shared handle just opened (own_handle_path.hpp).
+    if (state->storage.view_writes && !sync_needed && !state->read_only)
+        state->own_path = OwnHandlePath(name);
+    OwnHandleSettings own{state->own_path.path(), state->info.get(), !state->own_path.path().empty(),
+                          state->config.view_writes == ViewWrites::On};
 
     if ((flags & H5F_ACC_TRUNC) && size > 0) {
         collectively(comm,

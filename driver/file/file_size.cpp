@@ -82,12 +82,8 @@ void flush_file(File *file, bool closing) {
     if (closing || st.read_only || st.config.sync == SyncPolicy::Never)
         return;
     IoTimer timer = st.io.timer();
-    // The rank's own handle (view writes) first, on its own: MPI_File_sync on the shared handle is
-    // collective and must be reached by every rank whatever that one gives.
-    std::optional<Error> error = capture([&] { st.io.sync_own_handle(); });
-    std::optional<Error> shared_error = capture([&] { st.io.sync(); });
-    if (!error)
-        error = std::move(shared_error);
+    // (The rank's own handle needs none: every view write synced it before returning.)
+    std::optional<Error> error = capture([&] { st.io.sync(); });
     agree(st.comm.get(), st.failed_writes.with(error));
 }
 

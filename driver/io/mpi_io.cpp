@@ -267,6 +267,14 @@ void MpiIo::write_through_own_view(haddr_t disp, MPI_Datatype file_type, const c
                                        std::to_string(done) + kShortWriteCause);
     stats_.bytes_written += done;
     eof_ = std::max(eof_, end);
+    // MPI makes bytes written through one handle visible through another only after MPI_File_sync
+    // on the writing one: before the write returns, so that every later read of this rank (the
+    // shared handle, any route) and every later write through the shared handle find them there.
+    ++stats_.own_handle_syncs;
+    {
+        IoTimer t = timer();
+        check_mpi(MPI_File_sync(own_), "MPI_File_sync (own handle, after a view write)");
+    }
 }
 
 void MpiIo::set_view(MPI_Offset disp, MPI_Datatype file_type, MPI_Info hints) {
@@ -310,13 +318,6 @@ void MpiIo::set_size(MPI_Offset size, const char *what) {
     ++stats_.truncates;
     ++changes_;
     set_mpi_file_size(*shared_, size, what);
-}
-
-void MpiIo::sync_own_handle() {
-    if (own_ == MPI_FILE_NULL)
-        return;
-    ++changes_;
-    check_mpi(MPI_File_sync(own_), "MPI_File_sync (own handle)");
 }
 
 std::optional<Error> MpiIo::close_own_handle(const std::string &file_name) {

@@ -6,7 +6,9 @@
 //
 // Two handles: the file's shared one (File::fh, opened collectively; its view changes only in
 // collective calls) and, for independent writes of many small runs, the rank's own handle opened
-// on MPI_COMM_SELF on first use (a view set on it involves no other rank).
+// on MPI_COMM_SELF on first use (a view set on it involves no other rank). Every write through the
+// own handle is followed by MPI_File_sync on it before it returns: MPI's rule for bytes written
+// through one handle to be visible through another (docs/decisions.md D23).
 #pragma once
 
 #include "common/error.hpp"
@@ -36,9 +38,10 @@ struct MemoryBuffer {
 
 // What the rank's own handle needs to be opened (set at file open).
 struct OwnHandleSettings {
-    std::string path;               // resolved at open: a later chdir must not change the file
+    std::string path;               // the file the shared handle opened (file/own_handle_path.hpp)
     MPI_Info hints = MPI_INFO_NULL; // the file's hints in effect (owned by FileState)
-    bool allowed = false;           // view_writes not off, and writes visible without MPI_File_sync
+    bool allowed = false;           // the storage takes view writes, and writes are visible without
+                                    // MPI_File_sync on the shared handle
     bool any_layer = false;         // view_writes=on: also where views save no call (mpi_layer.hpp)
 };
 
@@ -88,7 +91,8 @@ public:
     // `may_open` forbids opening), so that a plan need not consider one.
     bool own_view_may_be_usable(bool regular, bool may_open);
     // One MPI_File_write_at of `bytes` contiguous bytes through the view `file_type` at `disp` on
-    // the rank's own handle; throws Error(Io) unless every byte moved. Local.
+    // the rank's own handle, then MPI_File_sync on it (the bytes are then visible through the
+    // shared handle); throws Error(Io) unless every byte moved, Error(Mpi) if the sync fails. Local.
     void write_through_own_view(haddr_t disp, MPI_Datatype file_type, const char *data, std::size_t bytes,
                                 std::size_t runs, haddr_t end);
 
@@ -179,8 +183,6 @@ public:
     // Collective. MPI_File_set_size (counted; `what` names it in an error); throws Error(Mpi).
     void set_size(MPI_Offset size, const char *what = "MPI_File_set_size");
 
-    // Local. MPI_File_sync on the rank's own handle, if it was opened (before the shared handle's).
-    void sync_own_handle();
     // Local. Closes the rank's own handle, if it was opened; its error, if any.
     std::optional<Error> close_own_handle(const std::string &file_name);
 

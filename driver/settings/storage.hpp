@@ -30,6 +30,9 @@ std::int64_t file_system_magic(const std::string &path);
 // the defaults were first measured on.
 StorageClass storage_class_of(std::int64_t magic);
 
+// Whether a known file system type keeps its files in memory (tmpfs, ramfs).
+bool file_system_in_memory(std::int64_t magic);
+
 // A short name of a known file system type ("tmpfs", "lustre", "fuse", ...) or its number in hex.
 std::string file_system_name(std::int64_t magic);
 
@@ -55,6 +58,11 @@ struct StorageTuning {
     // records again costs the servers the bytes and the round trips; on local storage a write costs
     // about the copy the aggregator would keep.
     bool write_behind = false;
+    // Whether a rank's independent write of many small runs may go as one call through a view of
+    // its own handle (config view_writes; independent_engine.hpp): auto takes it where the file
+    // lies in memory (tmpfs, ramfs), the only storage where the sync that makes the second
+    // handle's bytes visible through the first costs nothing.
+    bool view_writes = false;
 };
 
 // Pure: the same inputs give the same tuning on every rank.

@@ -341,4 +341,71 @@ TEST(ViewWrites, RelativeNameMeansTheOpenedFileAfterChdir) {
         dir + "/" + name, "d", expected_dataset<int>(kPerRank * static_cast<hsize_t>(world_size()), 5)));
 }
 
+// MPI makes bytes written through one handle visible through another only after MPI_File_sync on
+// the writing one: every view write syncs the rank's own handle before it returns, so that the
+// rank's next read through the shared handle (any route) finds its bytes (on a network file system
+// the two handles need not see each other's writes otherwise).
+TEST(ViewWrites, EveryViewWriteSyncsItsHandleBeforeReturning) {
+    if (world_size() == 1)
+        GTEST_SKIP() << "one rank bridges its gaps: no view write to check";
+    const std::string dir = test_dir();
+    const std::string path = path_in(dir, "synced", Driver::Mpiio);
+    Interleaved f = open_interleaved(Driver::Mpiio, path, "view_writes=on");
+    ASSERT_TRUE(all_ranks(f.dset.valid()));
+    Hid indep = make_dxpl(H5FD_MPIO_INDEPENDENT);
+    for (int round = 1; round <= 3; ++round) {
+        const std::vector<int> values = round_values(round);
+        ASSERT_TRUE(all_ranks(H5Dwrite(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, values.data()) >= 0))
+            << error_stack_text();
+        const auto s = stats_of(f.file);
+        EXPECT_EQ(s.view_writes, static_cast<uint64_t>(round));
+        EXPECT_EQ(s.own_handle_syncs, s.view_writes) << "a view write returned before its handle was synced";
+        std::vector<int> back(kPerRank, -1);
+        ASSERT_TRUE(all_ranks(H5Dread(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, back.data()) >= 0));
+        EXPECT_EQ(back, values) << "round " << round;
+    }
+}
+
+// The directory of a file opened by a relative name is renamed and a decoy of the same name takes
+// its place before the first view write: the rank's own handle (opened at that write) must still
+// write the file the library opened, which the name and the old working directory's path no longer
+// reach (a mount over the directory, a job wrapper's bind mount, does the same).
+TEST(ViewWrites, OwnHandleWritesTheOpenedFileAfterItsDirectoryMoved) {
+    if (world_size() == 1)
+        GTEST_SKIP() << "one rank bridges its gaps: no view write to check";
+    const std::string dir = test_dir();
+    const std::string place = dir + "/place", moved = dir + "/moved", name = "moving-view.h5";
+    if (world_rank() == 0)
+        ::mkdir(place.c_str(), 0755);
+    MPI_Barrier(MPI_COMM_WORLD);
+    WorkingDirectory restore;
+    ASSERT_TRUE(all_ranks(::chdir(place.c_str()) == 0));
+    {
+        Interleaved f = open_interleaved(Driver::Mpiio, name, "view_writes=on");
+        ASSERT_TRUE(all_ranks(f.dset.valid()));
+        ASSERT_TRUE(all_ranks(H5Fflush(f.file, H5F_SCOPE_GLOBAL) >= 0)) << error_stack_text();
+        MPI_Barrier(MPI_COMM_WORLD);
+        bool moved_ok = true;
+        if (world_rank() == 0) { // the decoy: a copy of the file as it is now
+            moved_ok = ::rename(place.c_str(), moved.c_str()) == 0 && ::mkdir(place.c_str(), 0755) == 0;
+            std::error_code ec;
+            std::filesystem::copy_file(moved + "/" + name, place + "/" + name, ec);
+            moved_ok = moved_ok && !ec;
+        }
+        ASSERT_TRUE(all_ranks(moved_ok));
+        Hid indep = make_dxpl(H5FD_MPIO_INDEPENDENT);
+        const std::vector<int> values = round_values(6);
+        ASSERT_TRUE(all_ranks(H5Dwrite(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, values.data()) >= 0))
+            << error_stack_text();
+        EXPECT_EQ(stats_of(f.file).view_writes, 1u);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT_TRUE(dataset_equals_on_rank0(
+        moved + "/" + name, "d", expected_dataset<int>(kPerRank * static_cast<hsize_t>(world_size()), 6)))
+        << "the view write did not reach the file the library opened";
+    EXPECT_TRUE(dataset_equals_on_rank0(place + "/" + name, "d",
+                                        std::vector<unsigned char>(kPerRank * static_cast<size_t>(world_size()) * sizeof(int), 0)))
+        << "the view write went to the decoy";
+}
+
 } // namespace

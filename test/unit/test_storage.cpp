@@ -66,6 +66,22 @@ TEST(StorageTuning, DefaultsFollowTheClass) {
         mpiio::resolve_storage_tuning(mpiio::parse_config("write_behind=off"), kLustre).write_behind);
 }
 
+// view_writes=auto: only where the file lies in memory (the sync after a view write costs nothing
+// there; a disk flushes its device, shared storage makes a round trip); on / off taken anywhere.
+TEST(StorageTuning, ViewWritesOnlyInMemoryByDefault) {
+    const Config defaults;
+    EXPECT_TRUE(mpiio::file_system_in_memory(kTmpfs));
+    EXPECT_FALSE(mpiio::file_system_in_memory(kExt4));
+    EXPECT_TRUE(mpiio::resolve_storage_tuning(defaults, kTmpfs).view_writes);
+    for (std::int64_t fs : {kExt4, kNfs, kLustre, kGpfs, kFuse, std::int64_t{0}})
+        EXPECT_FALSE(mpiio::resolve_storage_tuning(defaults, fs).view_writes) << std::hex << fs;
+    EXPECT_FALSE(mpiio::resolve_storage_tuning(mpiio::parse_config("storage=shared"), kTmpfs).view_writes);
+    EXPECT_TRUE(mpiio::resolve_storage_tuning(mpiio::parse_config("view_writes=on"), kLustre).view_writes);
+    EXPECT_FALSE(mpiio::resolve_storage_tuning(mpiio::parse_config("view_writes=off"), kTmpfs).view_writes);
+    EXPECT_NE(mpiio::describe(mpiio::resolve_storage_tuning(defaults, kTmpfs)).find("view_writes=on"),
+              std::string::npos);
+}
+
 TEST(StorageTuning, ConfigurationWins) {
     Config c = mpiio::parse_config("storage=shared");
     const auto forced = mpiio::resolve_storage_tuning(c, kTmpfs);

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
+#include <utility>
 
 namespace mpiio {
 
@@ -22,6 +24,20 @@ MPI_Offset rank0_size_agreeing(File *file, std::optional<Error> local_error) {
     std::array<std::int64_t, 1> rank0_size{st.rank == 0 ? static_cast<std::int64_t>(size) : -1};
     allreduce_max_agreeing(st.comm.get(), rank0_size, local_error);
     return static_cast<MPI_Offset>(rank0_size[0]);
+}
+
+// Local (rank 0). The flush is where MPI makes bytes other handles and programs wrote visible
+// (they synced, then the flush syncs this side): what lies below the file's size from then on may
+// be theirs, so the written end rises to it (the collective steps take its maximum over the ranks:
+// rank 0's suffices). The library's truncate of the same flush read the size already, before it resized the
+// file; otherwise rank 0 reads it now.
+void see_other_writers(FileState &st) {
+    if (!std::exchange(st.extent.size_seen, false) && st.rank == 0) {
+        // (unreadable: then nothing is taken for zeros)
+        auto size = static_cast<haddr_t>(std::numeric_limits<std::int64_t>::max());
+        (void)capture([&] { size = static_cast<haddr_t>(st.io.size()); });
+        st.io.note_size_seen(size);
+    }
 }
 
 } // namespace
@@ -48,6 +64,10 @@ void truncate_file(File *file, bool closing) {
     if (!hdf5_internals::file_flushing())
         check_mpi(MPI_Barrier(comm), "MPI_Barrier (truncate)");
     const MPI_Offset size = rank0_size_agreeing(file, st.failed_writes.with(std::nullopt));
+    // (before the resize below, which adds only zeros: what lies below this size may be other
+    // writers' bytes, visible from the flush this truncate belongs to)
+    st.io.note_size_seen(static_cast<haddr_t>(size));
+    x.size_seen = true;
     const auto needed = static_cast<MPI_Offset>(x.eoa);
     if (size != needed) {
         // Collective; the agreement after it doubles as the barrier that keeps any rank from
@@ -77,6 +97,8 @@ void flush_file(File *file, bool closing) {
     FileState &st = *file->state;
     st.collective.write_out_pending(); // (every rank: the library flushes on all of them)
     st.io.note_flush(); // (the aggregators' copies go: others' writes are visible from here on)
+    if (!closing)
+        see_other_writers(st);
     // MPI_File_close makes everything visible, so a closing flush needs no sync (as the built-in
     // driver); read-only files have nothing to sync.
     if (closing || st.read_only || st.config.sync == SyncPolicy::Never)

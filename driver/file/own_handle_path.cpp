@@ -15,7 +15,8 @@ OwnHandlePath::OwnHandlePath(const std::string &name) {
         return;
     }
     const auto slash = name.find_last_of('/');
-    const std::string directory = slash == std::string::npos ? "." : (slash == 0 ? "/" : name.substr(0, slash));
+    const std::string directory =
+        slash == std::string::npos ? "." : (slash == 0 ? "/" : name.substr(0, slash));
     const std::string base = slash == std::string::npos ? name : name.substr(slash + 1);
     directory_ = ::open(directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (directory_ >= 0 && !base.empty())

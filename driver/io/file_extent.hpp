@@ -20,6 +20,9 @@ struct FileExtent {
     // before an MPI collective write: only collective steps change it, so it is identical on all
     // ranks).
     haddr_t known_size = 0;
+    // The library's truncate read rank 0's size (before resizing) since the last flush, so the
+    // flush that follows it need not read it again to learn what other writers left (file_size.cpp).
+    bool size_seen = false;
 };
 
 } // namespace mpiio

@@ -111,9 +111,14 @@ public:
     haddr_t eof() const { return eof_; }
     void set_eof(haddr_t eof) { eof_ = eof; }
     // One past the highest byte this rank ever asked a write for (failed writes included), or the
-    // size at open if higher: every byte at or past the maximum of it over the ranks is one no
-    // rank wrote, a zero in the file (or past its end). Never lowered.
+    // file's size when it was last looked at (open, truncate, flush) if higher: every byte at or
+    // past the maximum of it over the ranks is one no rank wrote, a zero in the file (or past its
+    // end). Never lowered.
     haddr_t written_end() const { return written_end_; }
+    // Local. The file's size as seen where MPI makes other writers' bytes visible (a flush: another
+    // handle's, another open's, another program's, synced before it): bytes below it may be theirs,
+    // no longer zeros no rank wrote.
+    void note_size_seen(haddr_t size) { written_end_ = std::max(written_end_, size); }
     // How many times this rank changed the file or synced it (writes, resizes, syncs; failed ones
     // included): the aggregators' copies of earlier transfers last only while no rank's count
     // moved (collective/window_cache.hpp).

@@ -403,8 +403,9 @@ TEST(ViewWrites, OwnHandleWritesTheOpenedFileAfterItsDirectoryMoved) {
     EXPECT_TRUE(dataset_equals_on_rank0(
         moved + "/" + name, "d", expected_dataset<int>(kPerRank * static_cast<hsize_t>(world_size()), 6)))
         << "the view write did not reach the file the library opened";
-    EXPECT_TRUE(dataset_equals_on_rank0(place + "/" + name, "d",
-                                        std::vector<unsigned char>(kPerRank * static_cast<size_t>(world_size()) * sizeof(int), 0)))
+    EXPECT_TRUE(dataset_equals_on_rank0(
+        place + "/" + name, "d",
+        std::vector<unsigned char>(kPerRank * static_cast<size_t>(world_size()) * sizeof(int), 0)))
         << "the view write went to the decoy";
 }
 

@@ -88,15 +88,33 @@ static inline herr_t H5Pset_fapl_mpiio(hid_t fapl_id, MPI_Comm comm, MPI_Info in
 }
 
 /*
+ * The property a file access property list carries to tell the driver's get_handle that the caller
+ * only looks for the driver's statistics (H5Fget_mpiio_stats below): any other H5Fget_vfd_handle
+ * hands the application the file's MPI handle, and from then on the driver keeps no copies of the
+ * file's bytes (window_cache, write_behind).
+ */
+#define H5FD_MPIIO_STATS_PROBE "mpiio statistics probe"
+
+/*
  * Copies this rank's statistics of an open file that uses the mpiio driver. Local.
  * Returns negative if the file does not use the mpiio driver.
  */
 static inline herr_t H5Fget_mpiio_stats(hid_t file_id, H5FD_mpiio_stats_t *stats) {
     void *handle = NULL;
     H5FD_t *lf;
-    /* get_handle returns &fh of H5FD_mpiio_prefix_t, so the driver's H5FD_t is found from it. */
-    if (stats == NULL || H5Fget_vfd_handle(file_id, H5P_DEFAULT, &handle) < 0 || handle == NULL)
+    int marker = 1;
+    hid_t probe;
+    herr_t got;
+    if (stats == NULL || (probe = H5Pcreate(H5P_FILE_ACCESS)) < 0)
         return -1;
+    got = H5Pinsert2(probe, H5FD_MPIIO_STATS_PROBE, sizeof(marker), &marker, NULL, NULL, NULL, NULL, NULL,
+                     NULL);
+    if (got >= 0)
+        got = H5Fget_vfd_handle(file_id, probe, &handle);
+    H5Pclose(probe);
+    if (got < 0 || handle == NULL)
+        return -1;
+    /* get_handle returns &fh of H5FD_mpiio_prefix_t, so the driver's H5FD_t is found from it. */
     lf = (H5FD_t *)((char *)handle - offsetof(H5FD_mpiio_prefix_t, fh));
     if (lf->cls == NULL || lf->cls->name == NULL || strcmp(lf->cls->name, H5FD_MPIIO_NAME) != 0)
         return -1;

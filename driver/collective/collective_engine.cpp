@@ -58,6 +58,7 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
     summary.written_end = static_cast<std::int64_t>(ctx_.io->written_end());
     summary.changed = ctx_.io->changes() != changes_seen_ ? 1 : 0;
     summary.bytes = static_cast<std::int64_t>(mine.bytes());
+    summary.handle_out = handle_out_ ? 1 : 0;
     if (!summary_op_)
         make_summary_reduction(); // before the call: every rank needs it, none may skip the call
     route::ExtentSummary all;
@@ -65,6 +66,10 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
               "MPI_Allreduce (route summary and error agreement)");
     ctx_.io->count_collective_call();
     summary = all;
+    if (summary.handle_out != 0 && !copies_off_) {
+        copies_off_ = true;
+        window_cache_.set_limit(0);
+    }
     if (summary.changed != 0)
         window_cache_.clear();
     if (summary.failed_rank != INT64_MAX)
@@ -112,9 +117,14 @@ void CollectiveEngine::transfer(IoRequest &mine, Direction dir, std::optional<Er
     const bool defer = may_defer(r, dir);
     if (write_behind_.active()) {
         // Only a read or a deferred rewrite of the same bytes, with no rank's write in between,
-        // leaves the deferred write where it is; anything else sees the file with it written.
-        const bool continues = r.decision.aggregate && !r.changed && r.shape == write_behind_.shape() &&
-                               (dir == Direction::Read || defer);
+        // leaves the deferred write where it is; anything else sees the file with it written. So
+        // does MPI's atomic mode (H5Fset_mpi_atomicity reaches the MPI handle without the driver:
+        // the first collective step after it writes everything out, and defers nothing), and the
+        // file's handle in the application's hands.
+        bool atomic = true; // (the same on every rank: the atomicity is set collectively)
+        (void)capture([&] { atomic = ctx_.io->atomic(); });
+        const bool continues = r.decision.aggregate && !r.changed && !atomic && !copies_off_ &&
+                               r.shape == write_behind_.shape() && (dir == Direction::Read || defer);
         if (!continues) {
             const auto pending_end = static_cast<haddr_t>(write_behind_.shape().hi);
             write_out_pending();

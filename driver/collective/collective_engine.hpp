@@ -116,6 +116,13 @@ public:
             });
     }
 
+    // Local. The file's MPI handle goes to the application (H5Fget_vfd_handle), which may read and
+    // write through it, and sync it, without the driver seeing: this rank's own kept bytes of a
+    // deferred write go to the file now (it sees its own writes through the handle), and from the
+    // next collective step on (where every rank learns it) the file keeps no copies of windows and
+    // defers no write; the other ranks' kept bytes reach the file at that step, or at H5Fflush.
+    void hand_out_handle();
+
     // Collective (every rank, whether or not it holds anything: the same state everywhere). Writes
     // what a deferred collective write left in the aggregators' memory, leaving out the pieces of
     // ranks that wrote their own and every range an independent write touched since; a no-op when
@@ -207,6 +214,10 @@ private:
     // read or a deferred write (only a rewrite of those bytes is deferred).
     WriteBehind write_behind_;
     std::optional<TransferShape> previous_;
+    // hand_out_handle() ran on this rank; some rank's did, as every rank learnt it (the route
+    // summary): no copies, no deferred writes from then on.
+    bool handle_out_ = false;
+    bool copies_off_ = false;
 };
 
 } // namespace mpiio

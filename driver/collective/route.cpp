@@ -97,6 +97,7 @@ void combine(const ExtentSummary &left, ExtentSummary &right) {
     out.failed_rank = std::min(left.failed_rank, right.failed_rank);
     out.written_end = std::max(left.written_end, right.written_end);
     out.changed = std::max(left.changed, right.changed);
+    out.handle_out = std::max(left.handle_out, right.handle_out);
     out.bytes = left.bytes > INT64_MAX - right.bytes ? INT64_MAX : left.bytes + right.bytes;
     out.all_contiguous = left.all_contiguous & right.all_contiguous;
     out.all_capable = left.all_capable & right.all_capable;

@@ -70,6 +70,9 @@ struct ExtentSummary {
     std::int64_t changed = 0;
     // The bytes the ranks move, added up (saturating; set by the caller, not by summarize).
     std::int64_t bytes = 0;
+    // Whether some rank handed the file's MPI handle to the application (set by the caller): from
+    // then on the file keeps no copies and no deferred writes (collective_engine.hpp).
+    std::int64_t handle_out = 0;
 };
 inline constexpr int kSummaryWords = static_cast<int>(sizeof(ExtentSummary) / sizeof(std::int64_t));
 

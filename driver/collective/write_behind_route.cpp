@@ -25,8 +25,8 @@ Error deferred_write_error(const Error &e) {
 // the MPI-IO layer needs a sync after every collective write for visibility, nor when the bytes
 // would not fit the aggregators' memory for copies (window_cache).
 bool CollectiveEngine::may_defer(const Route &r, Direction dir) const {
-    if (!ctx_.write_behind || dir != Direction::Write || !r.decision.aggregate || ctx_.sync_after_write ||
-        !ctx_.host_copies || r.shape.bytes <= 0 ||
+    if (!ctx_.write_behind || copies_off_ || dir != Direction::Write || !r.decision.aggregate ||
+        ctx_.sync_after_write || !ctx_.host_copies || r.shape.bytes <= 0 ||
         static_cast<std::uint64_t>(r.shape.bytes) > ctx_.window_cache)
         return false;
     if (!previous_ || *previous_ != r.shape)
@@ -34,6 +34,13 @@ bool CollectiveEngine::may_defer(const Route &r, Direction dir) const {
     bool atomic = true; // (the same on every rank: H5Fset_mpi_atomicity is collective)
     (void)capture([&] { atomic = ctx_.io->atomic(); });
     return !atomic;
+}
+
+void CollectiveEngine::hand_out_handle() {
+    handle_out_ = true;
+    if (write_behind_.active())
+        before_independent_slow(static_cast<haddr_t>(write_behind_.shape().lo),
+                                static_cast<haddr_t>(write_behind_.shape().hi), false);
 }
 
 void CollectiveEngine::before_independent_slow(haddr_t lo, haddr_t hi, bool write) {

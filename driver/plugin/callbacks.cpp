@@ -51,16 +51,20 @@ herr_t cb_set_eoa(H5FD_t *f, H5FD_mem_t, haddr_t addr) {
 
 haddr_t cb_get_eof(const H5FD_t *f, H5FD_mem_t) { return as_file(f)->state->io.eof(); }
 
-// Local. The MPI_File, as the built-in driver hands it out (t_pflush1 closes it directly). Bytes
-// the application writes through it behind the library's back are seen after a flush, as by the
-// library's chunk cache (collective/window_cache.hpp).
-herr_t cb_get_handle(H5FD_t *f, hid_t, void **handle) {
-    if (handle == nullptr) {
-        push_error("mpiio get_handle", Error(ErrorKind::Config, "no output pointer for the file handle"));
-        return -1;
-    }
-    *handle = &as_file(f)->fh;
-    return 0;
+// Local. The MPI_File, as the built-in driver hands it out (t_pflush1 closes it directly). The
+// application may read, write and sync through it behind the library's back: this rank's kept
+// bytes go to the file first, and the file keeps no copies from the next collective step on
+// (CollectiveEngine::hand_out_handle); bytes written through it are seen after a flush. The
+// driver's own statistics getter (h5fd_mpiio.h) marks its FAPL and changes nothing.
+herr_t cb_get_handle(H5FD_t *f, hid_t fapl, void **handle) {
+    return status(guarded("mpiio get_handle", [&] {
+        if (handle == nullptr)
+            throw Error(ErrorKind::Config, "no output pointer for the file handle");
+        File *file = settled(f);
+        if (H5Pexist(fapl, H5FD_MPIIO_STATS_PROBE) <= 0)
+            file->state->failed_writes.run([&] { file->state->collective.hand_out_handle(); });
+        *handle = &file->fh;
+    }));
 }
 
 // Collective.

@@ -210,4 +210,103 @@ TEST(WriteBehind, OtherRanksBytesAreInTheFileAfterAFlush) {
     }
 }
 
+// MPI's atomic mode set after a deferred write (H5Fset_mpi_atomicity goes to the MPI handle, not to
+// the driver): the next collective step, even a read of the very bytes kept, writes them out, so
+// that another rank's independent read in atomic mode then finds them in the file.
+TEST(WriteBehind, AtomicModeSetAfterADeferredWriteHasItWrittenAtTheNextCollectiveStep) {
+    if (route_forced_by_environment("aggregate"))
+        GTEST_SKIP() << "the environment forces another route";
+    const int next = (world_rank() + 1) % world_size();
+    Hid collective = make_dxpl(H5FD_MPIO_COLLECTIVE), independent = make_dxpl(H5FD_MPIO_INDEPENDENT);
+    std::uint64_t kept = 0;
+    for (Driver driver : kDrivers) {
+        const std::string path = path_in(test_dir(), "atomic", driver);
+        const std::uint64_t k =
+            read_then_rewrite(path, driver, block_values(world_rank(), 3), [&](hid_t file, hid_t dset) {
+                EXPECT_TRUE(all_ranks(H5Fset_mpi_atomicity(file, true) >= 0)) << error_stack_text();
+                const hsize_t n = kPerRank * static_cast<hsize_t>(world_size());
+                auto [block, memory] = block_of(world_rank(), n);
+                std::vector<int> got(kPerRank, -1);
+                EXPECT_TRUE(
+                    all_ranks(H5Dread(dset, H5T_NATIVE_INT, memory, block, collective, got.data()) >= 0));
+                EXPECT_EQ(got, block_values(world_rank(), 3));
+                MPI_Barrier(MPI_COMM_WORLD);
+                auto [theirs, their_memory] = block_of(next, n);
+                std::fill(got.begin(), got.end(), -1);
+                EXPECT_GE(H5Dread(dset, H5T_NATIVE_INT, their_memory, theirs, independent, got.data()), 0);
+                EXPECT_EQ(got, block_values(next, 3))
+                    << driver_name(driver) << ": in atomic mode rank " << next
+                    << "'s collective write is not in the file after the next collective step";
+                EXPECT_TRUE(all_ranks(H5Fset_mpi_atomicity(file, false) >= 0)) << error_stack_text();
+            });
+        if (driver == Driver::Mpiio)
+            kept = k;
+    }
+    if (set_by_environment("write_behind") != "off") {
+        EXPECT_GT(kept, 0u) << "the collective write was not deferred: the test proves nothing";
+    }
+}
+
+// The file's MPI handle in the application's hands (H5Fget_vfd_handle): a rank reads its own kept
+// bytes through it at once; after H5Fflush (and MPI's sync-barrier-sync on the handle) every rank
+// reads the next rank's; and from then on the file defers no write.
+TEST(WriteBehind, TheFilesHandleSeesTheKeptBytesAndEndsWriteBehind) {
+    if (route_forced_by_environment("aggregate"))
+        GTEST_SKIP() << "the environment forces another route";
+    const int next = (world_rank() + 1) % world_size();
+    Hid collective = make_dxpl(H5FD_MPIO_COLLECTIVE);
+    std::uint64_t kept = 0, kept_later = 0;
+    for (Driver driver : kDrivers) {
+        const std::string path = path_in(test_dir(), "handle", driver);
+        const std::uint64_t k =
+            read_then_rewrite(path, driver, block_values(world_rank(), 4), [&](hid_t file, hid_t dset) {
+                const haddr_t at = H5Dget_offset(dset);
+                void *handle = nullptr;
+                ASSERT_TRUE(all_ranks(H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 &&
+                                      handle != nullptr && at != HADDR_UNDEF))
+                    << error_stack_text();
+                const MPI_File fh = *static_cast<MPI_File *>(handle);
+                auto read_block = [&](int r) {
+                    std::vector<int> got(kPerRank, -1);
+                    const auto offset =
+                        static_cast<MPI_Offset>(at + static_cast<hsize_t>(r) * kPerRank * sizeof(int));
+                    EXPECT_EQ(MPI_File_read_at(fh, offset, got.data(), static_cast<int>(kPerRank), MPI_INT,
+                                               MPI_STATUS_IGNORE),
+                              MPI_SUCCESS);
+                    return got;
+                };
+                EXPECT_EQ(read_block(world_rank()), block_values(world_rank(), 4))
+                    << driver_name(driver) << ": the handle does not show this rank's own kept bytes";
+                EXPECT_TRUE(all_ranks(H5Fflush(file, H5F_SCOPE_LOCAL) >= 0)) << error_stack_text();
+                MPI_File_sync(fh);
+                MPI_Barrier(MPI_COMM_WORLD);
+                MPI_File_sync(fh);
+                EXPECT_EQ(read_block(next), block_values(next, 4))
+                    << driver_name(driver) << ": after H5Fflush the handle does not show rank " << next
+                    << "'s";
+                // The same read and rewrite again: no longer deferred.
+                const hsize_t n = kPerRank * static_cast<hsize_t>(world_size());
+                auto [block, memory] = block_of(world_rank(), n);
+                std::vector<int> scratch(kPerRank, -1);
+                const std::vector<int> again = block_values(world_rank(), 5);
+                EXPECT_TRUE(
+                    all_ranks(H5Dread(dset, H5T_NATIVE_INT, memory, block, collective, scratch.data()) >= 0));
+                EXPECT_TRUE(
+                    all_ranks(H5Dwrite(dset, H5T_NATIVE_INT, memory, block, collective, again.data()) >= 0));
+                if (driver == Driver::Mpiio)
+                    kept_later = summed(stats_of(file).deferred_windows);
+                EXPECT_EQ(read_block(world_rank()), again) << driver_name(driver);
+            });
+        if (driver == Driver::Mpiio)
+            kept = k;
+    }
+    if (set_by_environment("write_behind") != "off") {
+        EXPECT_GT(kept, 0u) << "the collective write was not deferred: the test proves nothing";
+    }
+    EXPECT_EQ(kept_later, kept) << "a write was deferred after the file's handle went to the application";
+    EXPECT_EQ(compare_files(path_in(test_dir(), "handle", Driver::Mpio),
+                            path_in(test_dir(), "handle", Driver::Mpiio)),
+              "");
+}
+
 } // namespace

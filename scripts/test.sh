@@ -63,29 +63,22 @@ run_config() {
   ctest --test-dir "$build" --output-on-failure --timeout 1800 "$@"
 }
 
-# What the dfs stage leaves out: a call there costs a round trip (hundreds of microseconds against
-# one or two on tmpfs), and two clients writing one file bounce its lock, so the cases of many tiny
-# calls take minutes each (2 ranks, OMPIO, measured 2026-11-27): the interleaved 8-byte pairs of
-# dataset_io's LargeInterleaved (250 s for one case), view_writes' concurrent interleaved
-# independent writes (more than 150 s) and view_writes as a whole (more than 300 s without that
-# case: it is made of such writes), the random selections (74 and 157 s: the selection code they
-# test does not depend on the storage), the route policies' table of cases (15-50 s each with MPI
-# collective I/O; forced-routes runs the table on tmpfs, and the dfs suite checks every route
-# across the clients), the multi-chunk mode's 35 s, and caller_buffer
-# (93 s: what MPI receives as buffers does not depend on the storage). The data-path suites run on
-# 2 ranks (one per client), the dfs suite on 2 and 4.
-DFS_SLOW_CASES='Knobs/LargeInterleaved.*:BothModes/RandomSelections.*:TinyStaging/Routes.*'
-DFS_SLOW_CASES+=':Policies/Routes.*/collective*:Policies/Routes.*/independent*:Policies/Routes.*/auto*'
-DFS_SLOW_CASES+=':Policies/Routes.*/aggregate*'
-DFS_SLOW_CASES+=':ChunkModes.ExplicitMultiThroughDxpl'
-DFS_SLOW_TESTS='caller_buffer|view_writes'
 # --on-dfs (inside scripts/dfs.sh): the MPI suites' files on the distributed file system, the ranks
 # of unchanged ctest command lines on both of its clients (Open MPI's fork agent: the testbed's rank
-# wrapper), and the cases that cannot finish there in time left out (DFS_SLOW_CASES).
+# wrapper), and MPIIO_TEST_SHARED_STORAGE=1 (test/support: shared_storage()). A call there costs a
+# round trip (hundreds of microseconds against one or two on tmpfs), and two clients writing one
+# file take its lock in turn, so the cases made of many tiny calls or many files took minutes each
+# at their tmpfs sizes (2 ranks, OMPIO, 2026-11-27: one of dataset_io's LargeInterleaved 250 s,
+# view_writes more than 450 s, the random selections 74 and 157 s, a route policy's table of cases
+# 15-50 s, the multi-chunk mode 35 s, caller_buffer 93 s); with that variable they run smaller
+# (fewer elements, rounds and files, every route and pattern kept; each file says how). Measured in
+# ci_dfs's line (2026-12-01, load 12-13): 255 s for all of them together, and the route table's
+# SelectionIoOff rows and the other chunk modes, which ran there before, 73 s less than at their
+# tmpfs sizes; the whole line 864 s.
 on_dfs() {
   [ -n "${MPIIO_DFS_DIR:-}" ] && [ -n "${MPIIO_DFS_AGENT:-}" ] ||
     { echo "[test] --on-dfs runs inside scripts/dfs.sh (MPIIO_DFS_DIR is not set)" >&2; exit 2; }
-  export MPIIO_TEST_DIR=$MPIIO_DFS_DIR OMPI_MCA_orte_fork_agent=$MPIIO_DFS_AGENT GTEST_FILTER="-$DFS_SLOW_CASES"
+  export MPIIO_TEST_DIR=$MPIIO_DFS_DIR OMPI_MCA_orte_fork_agent=$MPIIO_DFS_AGENT MPIIO_TEST_SHARED_STORAGE=1
 }
 
 # --stage NAME: one stage of the CI matrix alone (its name as the summary prints it).
@@ -160,7 +153,8 @@ ci_sanitize() { bash scripts/sanitize.sh; }
 # Shared storage (docs/testing.md, "Shared storage"): a real distributed file system on this machine
 # (scripts/dfs.sh: GlusterFS, three servers and two clients in network namespaces), the MPI
 # data-path suites with their files on it and their ranks on both clients (odd ranks on the second),
-# compared with the built-in driver's files, and the dfs suite (visibility across clients, server,
+# every case of them (those of many tiny calls at smaller sizes: on_dfs above), compared with the
+# built-in driver's files, and the dfs suite (visibility across clients, server,
 # client and space faults), the opens count (2 ranks), and two of the two-host tests (scripts/multihost.sh: host b through the
 # second client); Open MPI 4.1, OMPIO and ROMIO, 2 and 4 ranks. The data-path suites run under OMPIO
 # only: the plugin's own aggregating route (which `auto` takes on shared storage only, under every
@@ -173,8 +167,7 @@ ci_dfs() {
   scripts/build.sh --stack bookworm-openmpi --hdf5 1.14.5 >/dev/null || return 1
   bash scripts/dfs.sh --timeout 1500 -- bash scripts/test.sh --on-dfs \
     -L '^(mpi|errors|chunkio|selection_io|dfs|multihost|opens)$' \
-    -R '^dfs[.].*[.]np[24][.]|^multihost[.](layouts|host_failure)[.]|^opens[.]np2[.]|[.]np2[.]ompio$' \
-    -E "$DFS_SLOW_TESTS"
+    -R '^dfs[.].*[.]np[24][.]|^multihost[.](layouts|host_failure)[.]|^opens[.]np2[.]|[.]np2[.]ompio$'
 }
 # The distribution-built stacks (docs/stacks.md), each in its Debian root: the data-path suites
 # under every MPI-IO layer the MPI has, the MPI-launched ones on 2-4 ranks (1 rank, the file

@@ -13,8 +13,15 @@ namespace {
 
 using namespace mpiio_test;
 
-// 30 x 30 ints in 8 x 8 chunks: a 4 x 4 chunk grid whose last row and column are partial.
-constexpr hsize_t kN = 30, kChunk = 8;
+// 30 x 30 ints in 8 x 8 chunks: a 4 x 4 chunk grid whose last row and column are partial. On shared
+// storage, where the multi-chunk mode's calls per chunk are round trips (35 s for its five cases on
+// 2 ranks), 12 x 12: a 2 x 2 grid, partial the same way.
+hsize_t grid() { return storage_sized<hsize_t>(30, 12); }
+constexpr hsize_t kChunk = 8;
+hsize_t chunk_count() {
+    const hsize_t per_side = (grid() + kChunk - 1) / kChunk;
+    return per_side * per_side;
+}
 
 enum class Layout {
     RowsPerRank,        // each rank a band of rows: chunks shared by neighbouring ranks
@@ -27,9 +34,9 @@ void select(hid_t space, Layout layout) {
     const hsize_t rank = static_cast<hsize_t>(world_rank()), size = static_cast<hsize_t>(world_size());
     switch (layout) {
     case Layout::RowsPerRank: {
-        const hsize_t rows = (kN + size - 1) / size;
+        const hsize_t rows = (grid() + size - 1) / size;
         const hsize_t start[2] = {rank * rows, 0};
-        const hsize_t count[2] = {std::min(rows, kN - std::min(kN, rank * rows)), kN};
+        const hsize_t count[2] = {std::min(rows, grid() - std::min(grid(), rank * rows)), grid()};
         if (count[0] == 0)
             H5Sselect_none(space);
         else
@@ -38,7 +45,7 @@ void select(hid_t space, Layout layout) {
     }
     case Layout::AllRanksEveryChunk: {
         const hsize_t start[2] = {0, rank}, stride[2] = {1, size},
-                      count[2] = {kN, (kN - rank + size - 1) / size};
+                      count[2] = {grid(), (grid() - rank + size - 1) / size};
         H5Sselect_hyperslab(space, H5S_SELECT_SET, start, stride, count, nullptr);
         break;
     }
@@ -72,7 +79,7 @@ Outcome run(Driver driver, Layout layout, const Knobs &knobs, const std::string 
     Hid fapl = make_fapl(driver, fo);
     Hid file(H5Fcreate(out.file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
     EXPECT_TRUE(file.valid());
-    const hsize_t dims[2] = {kN, kN}, chunk[2] = {kChunk, kChunk};
+    const hsize_t dims[2] = {grid(), grid()}, chunk[2] = {kChunk, kChunk};
     Hid fspace(H5Screate_simple(2, dims, nullptr));
     Hid dcpl(H5Pcreate(H5P_DATASET_CREATE));
     H5Pset_chunk(dcpl, 2, chunk);
@@ -165,7 +172,7 @@ TEST(ChunkModes, ExplicitMultiThroughDxpl) {
 }
 
 TEST(ChunkModes, ThresholdThroughDxpl) {
-    // 16 chunks: with a threshold above the average chunks per rank the plan is multi-chunk.
+    // With a threshold above the average chunks per rank the plan is multi-chunk.
     check_case(
         {"threshold_multi", Layout::AllRanksEveryChunk, {H5FD_MPIO_CHUNK_DEFAULT, 1000, 60, nullptr}, true});
     check_case(
@@ -195,11 +202,11 @@ TEST(ChunkModes, RatioDecidesPerChunk) {
     Outcome all = run(Driver::Mpiio, Layout::AllRanksEveryChunk, {H5FD_MPIO_CHUNK_DEFAULT, 0, 60, fo.config},
                       "ratio_all");
     EXPECT_EQ(all.stats.independent_chunks, 0u);
-    EXPECT_EQ(all.stats.collective_chunks, 2u * 16u);
+    EXPECT_EQ(all.stats.collective_chunks, 2u * chunk_count());
     Outcome none = run(Driver::Mpiio, Layout::AllRanksEveryChunk,
                        {H5FD_MPIO_CHUNK_DEFAULT, 0, 60, "chunk_opt=multi;chunk_opt_ratio=100"}, "ratio_none");
     EXPECT_EQ(none.stats.collective_chunks, 0u);
-    EXPECT_EQ(none.stats.independent_chunks, 2u * 16u);
+    EXPECT_EQ(none.stats.independent_chunks, 2u * chunk_count());
 }
 
 } // namespace

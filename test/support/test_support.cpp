@@ -81,9 +81,18 @@ std::string test_file(const std::string &stem, Driver d) {
     return test_dir() + "/" + stem + "." + driver_name(d) + ".h5";
 }
 
+bool shared_storage() {
+    const char *shared = std::getenv("MPIIO_TEST_SHARED_STORAGE");
+    return shared != nullptr && std::strcmp(shared, "1") == 0;
+}
+
 std::string auto_route(const std::string &dir) {
     return mpiio::route_name(
         mpiio::resolve_storage_tuning(mpiio::Config{}, mpiio::file_system_magic(dir)).route);
+}
+
+bool shared_storage_at(const std::string &dir) {
+    return mpiio::storage_class_of(mpiio::file_system_magic(dir)) == mpiio::StorageClass::Shared;
 }
 
 Hid make_fapl(Driver d, const FaplOptions &options) {

@@ -57,10 +57,21 @@ bool all_ranks(bool ok, MPI_Comm comm = MPI_COMM_WORLD);
 std::string test_dir();
 // <test_dir()>/<stem>.<driver>.h5
 std::string test_file(const std::string &stem, Driver d);
+
+// Local. Whether the test files are on shared storage, where every call is a round trip to a
+// server and two clients writing one file take its locks in turn: scripts/test.sh --on-dfs sets
+// MPIIO_TEST_SHARED_STORAGE=1 there. The cases made of many tiny calls then run smaller (fewer
+// elements, rounds, files), keeping every route and pattern they exercise.
+bool shared_storage();
+// `local` on local storage (tmpfs), `shared` on shared storage.
+template <class T> T storage_sized(T local, T shared) { return shared_storage() ? shared : local; }
 // The route the default `collective_route=auto` resolves to for a file in `dir`, as the driver
 // resolves it (settings/storage.hpp): "aggregate" (shared storage, under every MPI-IO layer) or
 // "auto" (local storage: decided per transfer).
 std::string auto_route(const std::string &dir);
+// Local. Whether the driver counts the file system of `dir` as shared storage (settings/storage.hpp),
+// which decides what its `auto` settings take there.
+bool shared_storage_at(const std::string &dir);
 
 struct FaplOptions {
     MPI_Comm comm = MPI_COMM_WORLD;

@@ -30,7 +30,8 @@
 #   sid-openmpi      Debian unstable: Open MPI 6.0 (OMPIO), HDF5 2.2.0; data-path suites, 1-4 ranks
 #   sid-mpich        Debian unstable: MPICH 5.0, HDF5 2.2.0; data-path suites, 1-4 ranks
 #   dfs              Open MPI 4.1 + 1.14.5 MPI suites on a distributed file system, ranks on two
-#                    of its clients (scripts/dfs.sh), 2 and 4 ranks, OMPIO (and ROMIO: its own suite)
+#                    of its clients (scripts/dfs.sh), 2 and 4 ranks, OMPIO (and ROMIO: its own suite and
+#                    the crash test, 4 ranks)
 #   sanitize         scripts/sanitize.sh (AddressSanitizer/UBSan build), when that script exists
 # (data-path suites: unit, plugin, mpi, errors, chunkio, selection_io.)
 set -euo pipefail
@@ -155,19 +156,21 @@ ci_sanitize() { bash scripts/sanitize.sh; }
 # data-path suites with their files on it and their ranks on both clients (odd ranks on the second),
 # every case of them (those of many tiny calls at smaller sizes: on_dfs above), compared with the
 # built-in driver's files, and the dfs suite (visibility across clients, server,
-# client and space faults), the opens count (2 ranks), and two of the two-host tests (scripts/multihost.sh: host b through the
-# second client); Open MPI 4.1, OMPIO and ROMIO, 2 and 4 ranks. The data-path suites run under OMPIO
+# client and space faults), the opens count (2 ranks), two of the two-host tests (scripts/multihost.sh: host b through the
+# second client) and the crash test's shared-storage run (4 ranks killed after H5Fflush while the
+# plugin keeps a rewrite behind until that flush: crash.kill_after_flush.dfs, about a minute);
+# Open MPI 4.1, OMPIO and ROMIO, 2 and 4 ranks. The data-path suites run under OMPIO
 # only: the plugin's own aggregating route (which `auto` takes on shared storage only, under every
 # layer) moves the bytes with the same independent calls under ROMIO, which forced-routes runs on
-# tmpfs; the dfs suite (visibility across the clients on every route, faults) and the opens count
-# run under both layers. A machine without FUSE or network namespaces fails the stage, saying why. The
+# tmpfs; the dfs suite (visibility across the clients on every route, faults), the opens count and
+# the crash run under both layers. A machine without FUSE or network namespaces fails the stage, saying why. The
 # build is the reference stage's.
 ci_dfs() {
   bash scripts/dfs.sh --check || return 1
   scripts/build.sh --stack bookworm-openmpi --hdf5 1.14.5 >/dev/null || return 1
   bash scripts/dfs.sh --timeout 1500 -- bash scripts/test.sh --on-dfs \
-    -L '^(mpi|errors|chunkio|selection_io|dfs|multihost|opens)$' \
-    -R '^dfs[.].*[.]np[24][.]|^multihost[.](layouts|host_failure)[.]|^opens[.]np2[.]|[.]np2[.]ompio$'
+    -L '^(mpi|errors|chunkio|selection_io|dfs|multihost|opens|crash)$' \
+    -R '^dfs[.].*[.]np[24][.]|^multihost[.](layouts|host_failure)[.]|^opens[.]np2[.]|[.]np2[.]ompio$|^crash[.]kill_after_flush[.]dfs$'
 }
 # The distribution-built stacks (docs/stacks.md), each in its Debian root: the data-path suites
 # under every MPI-IO layer the MPI has, the MPI-launched ones on 2-4 ranks (1 rank, the file

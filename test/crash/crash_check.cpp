@@ -5,7 +5,8 @@
 //                     (each element the flushed value or its later overwrite)
 //   state=flushed_bad the file opens but flushed data is missing or wrong
 //   state=unreadable  the file does not open
-// followed by which later objects survived. Exit code 0 whenever it could classify.
+// followed by how many elements still hold the values the flushed rewrite replaced (a rewrite the
+// flush did not write) and which later objects survived. Exit code 0 whenever it could classify.
 //
 //   crash_check <file>
 #include "crash_layout.hpp"
@@ -48,6 +49,14 @@ bool values_ok(const std::vector<int> &v, hsize_t n, int only = 0) {
     return true;
 }
 
+// Elements of [0, n) that still hold version 0, the values stage 1 rewrote before the flush.
+hsize_t count_version0(const std::vector<int> &v, hsize_t n) {
+    hsize_t stale = 0;
+    for (hsize_t i = 0; i < n && i < v.size(); ++i)
+        stale += v[i] == crash::value(i, 0) ? 1 : 0;
+    return stale;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -75,11 +84,13 @@ int main(int argc, char **argv) {
         extended_ok = chunked[i] == crash::value(i, 2);
     const bool complete = flushed_ok && values_ok(contig, n, 2) && values_ok(chunked, n, 2) && later_ok &&
                           group_ok && extended_ok;
-    std::printf("state=%s later:%s%s%s\n",
+    const hsize_t rewrite_lost = count_version0(contig, n) + count_version0(chunked, n);
+    std::printf("state=%s rewrite_lost=%llu later:%s%s%s\n",
                 complete     ? "complete"
                 : flushed_ok ? "flushed_ok"
                              : "flushed_bad",
-                later_ok ? " unflushed" : "", group_ok ? " g" : "", extended_ok ? " extended" : "");
+                static_cast<unsigned long long>(rewrite_lost), later_ok ? " unflushed" : "",
+                group_ok ? " g" : "", extended_ok ? " extended" : "");
     H5Fclose(file);
     H5Pclose(fapl);
     return 0;

@@ -67,7 +67,8 @@ typedef struct H5FD_mpiio_prefix_t {
     X(uint64_t, cached_bytes_read, "bytes those windows copied")                                            \
     X(uint64_t, deferred_windows, "aggregator windows of collective writes kept in memory and written later, once (write_behind)")\
     X(uint64_t, deferred_bytes_replaced, "bytes of kept windows a later collective write of the same bytes replaced before they were written (writes saved)")\
-    X(uint64_t, own_handle_syncs, "MPI_File_sync calls on the rank's own handle (one after each view write)")
+    X(uint64_t, own_handle_syncs, "MPI_File_sync calls on the rank's own handle (one after each view write)")\
+    X(uint64_t, aggregation_buffer_peak, "most bytes this rank held as an aggregator in one write round (its window and the staging of overlapping pieces); summed over ranks by stats=summary")
 /* clang-format on */
 
 typedef struct H5FD_mpiio_stats_t {

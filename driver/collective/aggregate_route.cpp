@@ -58,6 +58,10 @@ MPI_Aint absolute_address(const aggregation::Group &g) {
     return address;
 }
 
+// The tag of the aggregating route's point-to-point data messages on the file's communicator (the
+// library's own messages there use other tags; every message is received within its round).
+constexpr int kDataTag = 0x6d70;
+
 } // namespace
 
 // Collective (MPI_Comm_split_type and MPI_Allgather, on the file's first aggregated transfer).
@@ -77,6 +81,59 @@ const std::vector<int> &CollectiveEngine::aggregators() {
     ctx_.io->count_collective_call();
     aggregators_ = aggregation::choose_aggregators(leaders, 0);
     return aggregators_;
+}
+
+// Local to an aggregator (its receives of one write round, which every sender's MPI_Isend
+// matches). Pieces of different ranks overlap (bytes several ranks write in one transfer, which MPI
+// leaves undefined: the highest rank's are kept), so they cannot land in the window in one go: a
+// batch of consecutive ranks at a time is received into a staging buffer of at most a window (or of
+// one rank's pieces, when those alone are more), then copied into place in rank order. The window
+// and the staging buffer are all the aggregator holds, whatever the ranks send.
+template <class GroupsFrom>
+void CollectiveEngine::receive_batches(char *window, std::uint64_t window_lo, std::uint64_t received,
+                                       std::span<const int> recv_words, GroupsFrom &&groups_from) {
+    const auto ranks = recv_words.size();
+    auto bytes_of = [&](std::size_t r) {
+        std::uint64_t n = 0;
+        for (const aggregation::Group &g : groups_from(r))
+            n += g.count * g.len;
+        return n;
+    };
+    std::uint64_t largest = 0;
+    for (std::size_t r = 0; r < ranks; ++r)
+        if (recv_words[r] != 0)
+            largest = std::max(largest, bytes_of(r));
+    const std::uint64_t limit = std::max<std::uint64_t>(ctx_.aggregation_window, largest);
+    staging_bytes_ = std::min(received, limit);
+    char *stage = staging_.at_least(staging_bytes_);
+    auto packed = [](const aggregation::Group &) { return MPI_Aint{0}; }; // (placed by the offset)
+    std::size_t r = 0;
+    while (r < ranks) {
+        const std::size_t first = r;
+        std::uint64_t batch = 0;
+        std::vector<Datatype> types;
+        std::vector<MPI_Request> receives;
+        for (; r < ranks; ++r) {
+            if (recv_words[r] == 0)
+                continue;
+            const std::uint64_t n = bytes_of(r);
+            if (batch != 0 && batch + n > limit)
+                break;
+            types.push_back(groups_type(groups_from(r), packed, false, true));
+            receives.emplace_back();
+            check_mpi(MPI_Irecv(stage + batch, 1, types.back().get(), static_cast<int>(r), kDataTag,
+                                ctx_.comm, &receives.back()),
+                      "MPI_Irecv (aggregation data, overlapping pieces)");
+            batch += n;
+        }
+        check_mpi(MPI_Waitall(static_cast<int>(receives.size()), receives.data(), MPI_STATUSES_IGNORE),
+                  "MPI_Waitall (aggregation data, overlapping pieces)");
+        const char *piece = stage;
+        for (std::size_t q = first; q < r; ++q)
+            for (const aggregation::Group &g : groups_from(q))
+                for (std::uint64_t k = 0; k < g.count; ++k, piece += g.len)
+                    std::memmove(window + (g.addr + k * g.stride - window_lo), piece, g.len);
+    }
 }
 
 // Collective. Moves every rank's request through the aggregators, window by window.
@@ -133,6 +190,7 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
             aggregation::append_grouped(to[owner], s);
         });
         std::fill(send_words.begin(), send_words.end(), 0);
+        staging_bytes_ = 0;
         std::vector<std::int64_t> send_desc;
         for (std::size_t a = 0; a < aggs.size(); ++a) {
             send_words[static_cast<std::size_t>(aggs[a])] =
@@ -183,7 +241,7 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
             covered += range.hi - range.lo;
         const bool reorder = dir == Direction::Write && received > covered;
         const std::uint64_t span = received == 0 ? 0 : window_hi - window_lo;
-        char *window = received == 0 ? nullptr : window_.at_least(span + (reorder ? received : 0));
+        char *window = received == 0 ? nullptr : window_.at_least(span);
 
         // Datatypes: this rank's memory for each aggregator it sends to (absolute addresses, from
         // MPI_BOTTOM), and the window's places for each rank it receives from.
@@ -199,21 +257,18 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
             send_types[static_cast<std::size_t>(aggs[a])] = owned.back().get();
             send_counts[static_cast<std::size_t>(aggs[a])] = 1;
         }
-        std::uint64_t behind = span; // where the next group lands when reordering
-        for (std::size_t r = 0; r < ranks; ++r) {
-            if (recv_words[r] == 0)
-                continue;
-            auto place = [&](const aggregation::Group &g) {
-                if (!reorder)
-                    return static_cast<MPI_Aint>(g.addr - window_lo);
-                const auto at = static_cast<MPI_Aint>(behind);
-                behind += g.count * g.len;
-                return at;
-            };
-            const std::span<const aggregation::Group> rank_groups(
+        auto groups_from = [&](std::size_t r) {
+            return std::span<const aggregation::Group>(
                 from.data() + recv_word_at[r] / aggregation::kGroupWords,
                 static_cast<std::size_t>(recv_words[r]) / aggregation::kGroupWords);
-            owned.push_back(groups_type(rank_groups, place, false, reorder));
+        };
+        auto in_window = [&](const aggregation::Group &g) {
+            return static_cast<MPI_Aint>(g.addr - window_lo);
+        };
+        for (std::size_t r = 0; r < ranks && !reorder; ++r) { // (reordered rounds: receive_batches)
+            if (recv_words[r] == 0)
+                continue;
+            owned.push_back(groups_type(groups_from(r), in_window, false, false));
             recv_types[r] = owned.back().get();
             recv_counts[r] = 1;
         }
@@ -261,15 +316,39 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
                 window_cache_.keep(runs_);
         };
         if (dir == Direction::Write) {
-            check_mpi(MPI_Alltoallw(MPI_BOTTOM, send_counts.data(), zeros.data(), send_types.data(), window,
-                                    recv_counts.data(), zeros.data(), recv_types.data(), ctx_.comm),
-                      "MPI_Alltoallw (aggregation data)");
-            if (reorder) { // the pieces as received, rank by rank, into their places
-                const char *piece = window + span;
-                for (const aggregation::Group &g : from)
-                    for (std::uint64_t k = 0; k < g.count; ++k, piece += g.len)
-                        std::memmove(window + (g.addr + k * g.stride - window_lo), piece, g.len);
+            // Point to point: every rank sends its pieces for each aggregator from its own memory;
+            // an aggregator receives every rank's into the window at their places, or, when pieces
+            // of different ranks overlap, a batch of ranks at a time through a staging buffer
+            // (receive_batches), so that it never holds more than two windows.
+            std::vector<MPI_Request> sends;
+            for (std::size_t a = 0; a < aggs.size(); ++a) {
+                const auto to_rank = static_cast<std::size_t>(aggs[a]);
+                if (send_counts[to_rank] == 0)
+                    continue;
+                sends.emplace_back();
+                check_mpi(MPI_Isend(MPI_BOTTOM, 1, send_types[to_rank], aggs[a], kDataTag, ctx_.comm,
+                                    &sends.back()),
+                          "MPI_Isend (aggregation data)");
             }
+            if (reorder) {
+                receive_batches(window, window_lo, received, recv_words, groups_from);
+            } else if (received > 0) {
+                std::vector<MPI_Request> receives;
+                for (std::size_t r = 0; r < ranks; ++r) {
+                    if (recv_counts[r] == 0)
+                        continue;
+                    receives.emplace_back();
+                    check_mpi(MPI_Irecv(window, 1, recv_types[r], static_cast<int>(r), kDataTag, ctx_.comm,
+                                        &receives.back()),
+                              "MPI_Irecv (aggregation data)");
+                }
+                check_mpi(
+                    MPI_Waitall(static_cast<int>(receives.size()), receives.data(), MPI_STATUSES_IGNORE),
+                    "MPI_Waitall (aggregation data received)");
+            }
+            check_mpi(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE),
+                      "MPI_Waitall (aggregation data sent)");
+            io.note_aggregation_buffer(span + staging_bytes_);
             move_window();
         } else {
             move_window();

@@ -36,6 +36,7 @@
 #include <mpi.h>
 
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace mpiio {
@@ -188,6 +189,10 @@ private:
     // kept: it writes the part from the caller's buffer (after the agreement: no aggregator is
     // still writing an earlier window over it) and is left out of the write-out.
     void write_own_part_without_copy();
+    // aggregate_route.cpp. An aggregator's receives of a write round whose ranks' pieces overlap.
+    template <class GroupsFrom>
+    void receive_batches(char *window, std::uint64_t window_lo, std::uint64_t received,
+                         std::span<const int> recv_words, GroupsFrom &&groups_from);
     const std::vector<int> &aggregators();
     std::optional<Error> extend_to_eoa();
     void sync_after_collective_write(std::optional<Error> &error);
@@ -205,7 +210,8 @@ private:
     std::vector<int> aggregators_;
     std::vector<aggregation::Segment> segments_;
     std::vector<Run> runs_;
-    ScratchBuffer window_, packed_;
+    ScratchBuffer window_, packed_, staging_;
+    std::size_t staging_bytes_ = 0; // what receive_batches staged in the current round
     // The aggregators' copies of earlier transfers, and this rank's MpiIo::changes() when the last
     // aggregated transfer ended: a count that moved since says the copies may be stale.
     WindowCache window_cache_;

@@ -170,6 +170,11 @@ public:
     // (collective/write_behind.hpp), and the bytes of a kept one a later write replaced.
     void count_kept_window() { ++stats_.deferred_windows; }
     void count_replaced_window(std::uint64_t bytes) { stats_.deferred_bytes_replaced += bytes; }
+    // The bytes an aggregator's buffers held in one round of the aggregating route (its window and
+    // what it staged): the most of them is kept.
+    void note_aggregation_buffer(std::uint64_t bytes) {
+        stats_.aggregation_buffer_peak = std::max(stats_.aggregation_buffer_peak, bytes);
+    }
     // A clock pair around a whole run-by-run operation instead of one per call (stats.hpp), when
     // the time is measured at all.
     IoTimer timer() { return IoTimer(stats_, timing_, clocked_); }

@@ -1,7 +1,8 @@
 // The caller's buffer is the caller's (docs/decisions.md D18). The application's buffers here live
 // on pages the CPU may not touch (PROT_NONE) outside the MPI calls that may move their bytes (the
 // file data calls, MPI_Sendrecv, MPI_Bcast, MPI_Alltoallw, MPI_Pack and MPI_Unpack, wrapped below
-// through PMPI, open the pages for their duration): as device memory with a CUDA-aware MPI-IO layer, where
+// through PMPI, open the pages for their duration; an MPI_Isend from them keeps them open until
+// its MPI_Wait or MPI_Waitall): as device memory with a CUDA-aware MPI-IO layer, where
 // MPI moves the bytes and a CPU copy by the driver crashes. A fault on a guarded page outside those calls is
 // counted as a touch (the pages are then opened so the copy completes; the next wrapped call that moves
 // guarded bytes closes them again when it returns).
@@ -19,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
@@ -142,6 +144,30 @@ template <class Call> int with_pages_open(bool reaches, Call call) {
     return rc;
 }
 
+// Sends of guarded bytes still in flight (MPI_Isend until its MPI_Wait/MPI_Waitall): the pages
+// stay open meanwhile, as MPI may read them at any time until then.
+std::vector<MPI_Request> g_sends_in_flight;
+
+void opened_for(MPI_Request request) {
+    if (g_depth++ == 0) {
+        ++g_calls;
+        set_open(true);
+    }
+    g_sends_in_flight.push_back(request);
+}
+
+// After requests completed: the pages close when the last guarded send among them was the last.
+void completed(const std::vector<MPI_Request> &requests) {
+    for (MPI_Request r : requests) {
+        const auto at = std::find(g_sends_in_flight.begin(), g_sends_in_flight.end(), r);
+        if (at == g_sends_in_flight.end())
+            continue;
+        g_sends_in_flight.erase(at);
+        if (--g_depth == 0 && g_lo != nullptr)
+            set_open(false);
+    }
+}
+
 } // namespace
 
 // The MPI calls that may move the caller's bytes (PMPI wrappers; the program exports them).
@@ -191,6 +217,31 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                               recvtypes, comm);
     });
+}
+// The aggregating route's point-to-point sends of the callers' pieces (a write round).
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request) {
+    const bool reaches = reaches_region(buf, count, type);
+    if (reaches && g_depth++ == 0) // (open while MPI_Isend itself runs too)
+        set_open(true);
+    const int rc = PMPI_Isend(buf, count, type, dest, tag, comm, request);
+    if (reaches) {
+        --g_depth;
+        opened_for(*request);
+    }
+    return rc;
+}
+int MPI_Wait(MPI_Request *request, MPI_Status *status) {
+    const std::vector<MPI_Request> waited{*request};
+    const int rc = PMPI_Wait(request, status);
+    completed(waited);
+    return rc;
+}
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    const std::vector<MPI_Request> waited(requests, requests + count);
+    const int rc = PMPI_Waitall(count, requests, statuses);
+    completed(waited);
+    return rc;
 }
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype type, void *outbuf, int outsize, int *position,
              MPI_Comm comm) {

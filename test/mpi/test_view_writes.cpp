@@ -371,7 +371,7 @@ TEST(ViewWrites, EveryViewWriteSyncsItsHandleBeforeReturning) {
         const auto s = stats_of(f.file);
         EXPECT_EQ(s.view_writes, static_cast<uint64_t>(round));
         EXPECT_EQ(s.own_handle_syncs, s.view_writes) << "a view write returned before its handle was synced";
-        std::vector<int> back(kPerRank, -1);
+        std::vector<int> back(per_rank(), -1);
         ASSERT_TRUE(all_ranks(H5Dread(f.dset, H5T_NATIVE_INT, f.mspace, f.mine, indep, back.data()) >= 0));
         EXPECT_EQ(back, values) << "round " << round;
     }
@@ -412,11 +412,11 @@ TEST(ViewWrites, OwnHandleWritesTheOpenedFileAfterItsDirectoryMoved) {
     }
     MPI_Barrier(MPI_COMM_WORLD);
     EXPECT_TRUE(dataset_equals_on_rank0(
-        moved + "/" + name, "d", expected_dataset<int>(kPerRank * static_cast<hsize_t>(world_size()), 6)))
+        moved + "/" + name, "d", expected_dataset<int>(per_rank() * static_cast<hsize_t>(world_size()), 6)))
         << "the view write did not reach the file the library opened";
     EXPECT_TRUE(dataset_equals_on_rank0(
         place + "/" + name, "d",
-        std::vector<unsigned char>(kPerRank * static_cast<size_t>(world_size()) * sizeof(int), 0)))
+        std::vector<unsigned char>(per_rank() * static_cast<size_t>(world_size()) * sizeof(int), 0)))
         << "the view write went to the decoy";
 }
 

@@ -151,6 +151,22 @@ TEST_F(Scale, ContiguousBlocks) {
     }
 }
 
+// Every rank writes the whole dataset (the same values) on the aggregating route: every window
+// comes from every rank, yet an aggregator holds at most two windows (its own and one of staging).
+TEST_F(Scale, ReplicatedWritesHoldAtMostTwoWindowsOnAnAggregator) {
+    if (std::getenv("MPIIO_TEST_CONFIG") != nullptr)
+        GTEST_SKIP() << "the environment sets the configuration";
+    constexpr hsize_t kWindow = 65536;
+    const auto stats = both_drivers(
+        "replicated", 4 * kWindow / sizeof(int), H5P_DEFAULT, H5FD_MPIO_COLLECTIVE,
+        [](hid_t s) { return block_part(s, 0, 4 * kWindow / sizeof(int)); },
+        "collective_route=aggregate;staging_buffer=64K;write_behind=off");
+    EXPECT_LE(stats.aggregation_buffer_peak, 2 * kWindow) << P() << " ranks";
+    if (R() == 0) {
+        EXPECT_GE(stats.aggregation_buffer_peak, kWindow) << "rank 0 aggregated nothing";
+    }
+}
+
 TEST_F(Scale, StridedWithinEachRanksBlock) {
     both_drivers("strided", 2 * kPerRank * P(), H5P_DEFAULT, H5FD_MPIO_COLLECTIVE,
                  [](hid_t s) { return strided_part(s, 2 * R() * kPerRank, 2, kPerRank); });

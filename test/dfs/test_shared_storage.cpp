@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <memory>
 #include <string>
 #include <unistd.h>
@@ -62,18 +63,34 @@ protected:
 
 // The testbed's client write cache (Gluster's write-behind) on for the life of the object: writes
 // stay in the writing client until it is told to flush (fsync, close).
+// The clients switch to the new volume graph some time after the option is set (a second, more on
+// a loaded machine), and a file created meanwhile may fail to be found: each rank waits until it
+// can create and remove a file of its own in the test's directory through its client (at most 30 s).
+void wait_for_the_clients() {
+    sleep(1);
+    const std::string probe = test_dir() + "/graph-probe." + std::to_string(world_rank());
+    for (int tries = 0; tries < 60; ++tries) {
+        const int fd = ::open(probe.c_str(), O_CREAT | O_WRONLY, 0644);
+        if (fd >= 0) {
+            ::close(fd);
+            if (::unlink(probe.c_str()) == 0)
+                break;
+        }
+        usleep(500000);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 class ClientWriteCache {
 public:
     ClientWriteCache() {
         on_ = control("gluster volume set mpiiovol performance.write-behind on") &&
               control("gluster volume set mpiiovol performance.write-behind-trickling-writes off");
-        sleep(1); // the clients switch to the new volume graph
-        MPI_Barrier(MPI_COMM_WORLD);
+        wait_for_the_clients();
     }
     ~ClientWriteCache() {
         control("gluster volume set mpiiovol performance.write-behind off");
-        sleep(1);
-        MPI_Barrier(MPI_COMM_WORLD);
+        wait_for_the_clients();
     }
     ClientWriteCache(const ClientWriteCache &) = delete;
     ClientWriteCache &operator=(const ClientWriteCache &) = delete;

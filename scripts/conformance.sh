@@ -20,7 +20,8 @@
 #     --shim FILE       libh5mpiio_redirect.so                  (default: <build>/tools/...)
 #     --hdf5-root DIR   installed parallel HDF5 (default: $HDF5_ROOT, else scripts/setup.sh)
 #     --hdf5-src DIR    its source tree (default: $MPIIO_VFD_CACHE/src/hdf5-<version>)
-#     --out DIR         logs, results and conformance-report.md (default: <build>/conformance)
+#     --out DIR         logs, results and conformance-report.md (default: <build>/conformance,
+#                       with --on-dfs <build>/conformance-dfs)
 #     --programs "A B"  programs to run (default: the CI set; see PROGRAMS below)
 #     --full            add the opt-in programs (OPTIN_PROGRAMS below: long run times), and run
 #                       the CI programs limited to some MPI-IO layers (CI_IO_ONLY) under all
@@ -28,7 +29,14 @@
 #                       MPICH only "romio" (the default) exists
 #     --drivers "D..."  default "mpio mpiio"
 #     --np N            ranks (default 4)
-#     --timeout S       seconds per program invocation before it is killed (default 900)
+#     --timeout S       seconds per program invocation before it is killed (default 900, with
+#                       --on-dfs 2400)
+#     --on-dfs          inside scripts/dfs.sh: the programs work in a directory on its volume
+#                       ($MPIIO_DFS_DIR/conformance), each rank started through the testbed's rank
+#                       agent ($MPIIO_DFS_AGENT before the program: odd ranks on the second client,
+#                       under Open MPI and MPICH alike), HDF5_USE_FILE_LOCKING=FALSE for both
+#                       drivers (why: at RUN_ENV below); logs and report stay in --out, outside
+#                       the volume, so they outlive the testbed
 #     --build-only      build or refresh the cached test programs, run nothing
 #     --report-only     rewrite the report from the results already in --out
 # Environment equivalents: MPIIO_CONFORMANCE_{MPI,PROGRAMS,FULL,IO,DRIVERS,NP,TIMEOUT}, and
@@ -51,7 +59,8 @@ DRIVERS=${MPIIO_CONFORMANCE_DRIVERS:-"mpio mpiio"}
 NP=${MPIIO_CONFORMANCE_NP:-4}
 TIMEOUT=${MPIIO_CONFORMANCE_TIMEOUT:-900}
 STRICT=${MPIIO_CONFORMANCE_STRICT:-0}
-BUILD_ONLY=0 REPORT_ONLY=0 IO_GIVEN=${MPIIO_CONFORMANCE_IO:+1}
+BUILD_ONLY=0 REPORT_ONLY=0 IO_GIVEN=${MPIIO_CONFORMANCE_IO:+1} ON_DFS=0
+TIMEOUT_GIVEN=${MPIIO_CONFORMANCE_TIMEOUT:+1}
 
 # CI set, in run order (t_pflush2 reads what t_pflush1 left, t_prestart what t_pshutdown left).
 # t_coll_md, t_chunk_alloc, t_file, t_dset, ... are parts of testphdf5, not programs of their own.
@@ -95,7 +104,8 @@ while (($#)); do
     --io) IOS=$2; IO_GIVEN=1; shift 2 ;;
     --drivers) DRIVERS=$2; shift 2 ;;
     --np) NP=$2; shift 2 ;;
-    --timeout) TIMEOUT=$2; shift 2 ;;
+    --timeout) TIMEOUT=$2; TIMEOUT_GIVEN=1; shift 2 ;;
+    --on-dfs) ON_DFS=1; shift ;;
     --build-only) BUILD_ONLY=1; shift ;;
     --report-only) REPORT_ONLY=1; shift ;;
     -h|--help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -113,9 +123,27 @@ esac
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd || echo "$BUILD")
 PLUGIN_DIR=${PLUGIN_DIR:-$BUILD/plugins}
 SHIM=${SHIM:-$BUILD/tools/libh5mpiio_redirect.so}
-OUT=${OUT:-$BUILD/conformance}
+# The programs' working directories: next to the report, or on the testbed's volume (--on-dfs),
+# where the agent runs each odd rank in the second client's mount of the same path.
+AGENT="" WORK_ROOT="" RUN_ENV=()
+if [ "$ON_DFS" = 1 ]; then
+  [ -n "${MPIIO_DFS_DIR:-}" ] && [ -x "${MPIIO_DFS_AGENT:-}" ] ||
+    die "--on-dfs runs inside scripts/dfs.sh (MPIIO_DFS_DIR and MPIIO_DFS_AGENT are not set)"
+  AGENT=$MPIIO_DFS_AGENT WORK_ROOT=$MPIIO_DFS_DIR/conformance
+  # (a call there crosses the testbed's network: t_filters_parallel alone took 814 s under OMPIO)
+  [ -n "$TIMEOUT_GIVEN" ] || TIMEOUT=2400
+  # The programs' serial opens (rank 0 alone, the sec2 driver: H5P_DEFAULT) without HDF5's flock,
+  # under both drivers: on this GlusterFS a lock outlives the close that releases it by up to a
+  # second (an flock right after closing the file, by the same process, was refused 12 times in 20
+  # with 50 ms between), so a program that reopens a file serially soon after closing it fails with
+  # EAGAIN on either driver, the faster one more often (t_filters_parallel's interleaved read, once,
+  # under ROMIO with the plugin). The MPI-IO drivers take no such lock.
+  RUN_ENV=(HDF5_USE_FILE_LOCKING=FALSE)
+fi
+OUT=${OUT:-$BUILD/conformance$([ "$ON_DFS" = 0 ] || echo -dfs)}
 mkdir -p "$OUT" || die "cannot create $OUT"
 OUT=$(cd "$OUT" && pwd)
+WORK_ROOT=${WORK_ROOT:-$OUT/work}
 RESULTS=$OUT/results.tsv
 REPORT=$OUT/conformance-report.md
 EXPECTED=$ROOT/test/conformance/expected-differences.tsv
@@ -248,12 +276,13 @@ mpirun_prog() {
   local launch=() envs=()
   read -ra launch <<<"$(launcher "$io")"
   local cmd=(env -u HDF5_DRIVER -u HDF5_DRIVER_CONFIG -u MPIIO_REDIRECT -u MPIIO_REDIRECT_CONFIG
-             -u LD_PRELOAD -u HDF5_PLUGIN_PATH HDF5_ALARM_SECONDS=3600 srcdir="$work" "${launch[@]}")
+             -u LD_PRELOAD -u HDF5_PLUGIN_PATH HDF5_ALARM_SECONDS=3600 srcdir="$work" "${RUN_ENV[@]}"
+             "${launch[@]}")
   if [ "$driver" = mpiio ]; then
     read -ra envs <<<"$(rank_env LD_PRELOAD="$SHIM" MPIIO_REDIRECT=1 MPIIO_REDIRECT_VERBOSE=1 HDF5_PLUGIN_PATH="$PLUGIN_DIR")"
     cmd+=("${envs[@]}")
   fi
-  cmd+=("$BIN/$prog" "$@")
+  cmd+=(${AGENT:+"$AGENT"} "$BIN/$prog" "$@")
   echo "#### conformance: invoke: ${cmd[*]}" >>"$logf"
   (cd "$work" && run_limited "$TIMEOUT" "${cmd[@]}") >>"$logf" 2>&1
   local rc=$?
@@ -362,7 +391,10 @@ write_report() {
   for p in $OPTIN_PROGRAMS; do printf '%s\t%s\n' "$p" "${OPTIN_WHY[$p]:-}"; done >"$OUT/optin.tsv"
   local no_atomicity=0
   grep -qs "Atomicity tests will be skipped" "$OUT"/logs/testphdf5.* && no_atomicity=1
+  local where=""
+  [ "$ON_DFS" = 0 ] || where="On the distributed file system of scripts/dfs.sh (GlusterFS: three servers, two FUSE clients): the programs' working directories on its volume, the odd ranks on its second client and the even ranks on the first (the testbed's rank agent starts each rank); HDF5_USE_FILE_LOCKING=FALSE under both drivers (a lock released by a close lingers up to a second there: the programs' serial reopens would fail with EAGAIN)."
   awk -F'\t' -v ios="$IOS" -v drivers="$DRIVERS" -v programs="$PROGRAMS" -v optin="$OPTIN_PROGRAMS" -v mpi="$MPI_LABEL" \
+      -v where="$where" -v contextfile="$OUT/context.txt" \
       -v full="$FULL" -v strict="$STRICT" -v np="$NP" -v h5ver="$H5VER" -v total="$total_secs" \
       -v expected="$EXPECTED" -v redirected="$OUT/redirected.tsv" -v optinfile="$OUT/optin.tsv" -v no_atomicity="$no_atomicity" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" -v failfile="$OUT/regressions.tsv" '
   function cell(st) { return st == "" ? "-" : st }
@@ -397,6 +429,10 @@ write_report() {
     print "HDF5_DRIVER is not set. A regression is a (program, sub-test) that passes with `mpio` and does not with"
     print "`mpiio` under the same MPI-IO layer."
     print ""
+    if (where != "") { print where; print "" }
+    nc = 0
+    while ((getline line < contextfile) > 0) { print line; nc++ }
+    if (nc) print ""
     # regressions
     nreg = 0; nx = 0
     for (pi = 1; pi <= np_; pi++) { p = P[pi]
@@ -519,10 +555,11 @@ main() {
   check_same_libhdf5
   for p in $PROGRAMS; do [ -x "$BIN/$p" ] || die "no test program '$p' in $BIN"; done
 
-  rm -rf "$OUT/logs" "$OUT/parsed" "$OUT/work" "$OUT/regressions.tsv" "$OUT/redirected.tsv"
+  rm -rf "$OUT/logs" "$OUT/parsed" "$OUT/work" "$WORK_ROOT" "$OUT/regressions.tsv" "$OUT/redirected.tsv" "$OUT/context.txt"
   mkdir -p "$OUT/logs" "$OUT/parsed"
   : >"$RESULTS"
   T0=$SECONDS
+  local load0; load0=$(cut -d' ' -f1-3 /proc/loadavg)
   log "programs: $PROGRAMS"
   log "MPI: $MPI_FAMILY ($MPIEXEC); MPI-IO layers: $IOS; drivers: $DRIVERS; $NP ranks; ${TIMEOUT}s limit per invocation; output in $OUT"
   for prog in $PROGRAMS; do
@@ -536,13 +573,22 @@ main() {
         continue
       fi
       for driver in $DRIVERS; do
-        work=$OUT/work/$io-$driver
+        work=$WORK_ROOT/$io-$driver
         mkdir -p "$work"
         run_program "$prog" "$io" "$driver" "$work"
       done
     done
   done
-  rm -rf "$OUT/work"
+  rm -rf "$WORK_ROOT"
+  # Where and when: timings on a shared machine mean little without its load.
+  local commit
+  commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+  git -C "$ROOT" diff --quiet HEAD 2>/dev/null || commit+=" with local changes"
+  {
+    echo "Machine: $(nproc) cores, $(uname -sr), $(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-}");" \
+         "repository commit $commit."
+    echo "Load average (1, 5, 15 min): $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+  } >"$OUT/context.txt"
   write_report "$((SECONDS - T0))"; rc=$?
   log "report: $REPORT"
   if ((rc)); then

@@ -165,12 +165,26 @@ ci_sanitize() { bash scripts/sanitize.sh; }
 # tmpfs; the dfs suite (visibility across the clients on every route, faults), the opens count and
 # the crash run under both layers. A machine without FUSE or network namespaces fails the stage, saying why. The
 # build is the reference stage's.
+# Then HDF5's own testpar comparison there (scripts/conformance.sh --on-dfs: working directories on
+# the volume, odd ranks on the second client), 4 ranks, OMPIO and ROMIO: the programs that exercise
+# the driver's callbacks directly and quickly (t_vfd: every callback and selection I/O; t_mpi, t_pread,
+# t_pflush1/2, t_pshutdown/t_prestart, t_init_term), measured 2026-12-01 at load 2.5-14 in 7-10
+# minutes, t_vfd most of it (45-150 s per run). The long ones (testphdf5 306-874 s per run,
+# t_filters_parallel 428-882 s, t_shapesame 58-306 s, t_pmulti_dset, t_select_io_dset 15-100 s)
+# run there by the documented command (docs/testing.md, "Shared storage"); both stages run them on
+# tmpfs.
+DFS_CONFORMANCE='t_vfd t_mpi t_pread t_pflush1 t_pflush2 t_pshutdown t_prestart t_init_term'
 ci_dfs() {
+  local failed=0
   bash scripts/dfs.sh --check || return 1
   scripts/build.sh --stack bookworm-openmpi --hdf5 1.14.5 >/dev/null || return 1
   bash scripts/dfs.sh --timeout 1500 -- bash scripts/test.sh --on-dfs \
     -L '^(mpi|errors|chunkio|selection_io|dfs|multihost|opens|crash)$' \
-    -R '^dfs[.].*[.]np[24][.]|^multihost[.](layouts|host_failure)[.]|^opens[.]np2[.]|[.]np2[.]ompio$|^crash[.]kill_after_flush[.]dfs$'
+    -R '^dfs[.].*[.]np[24][.]|^multihost[.](layouts|host_failure)[.]|^opens[.]np2[.]|[.]np2[.]ompio$|^crash[.]kill_after_flush[.]dfs$' ||
+    failed=1
+  bash scripts/dfs.sh --timeout 1200 -- bash scripts/conformance.sh --on-dfs --build-dir build --timeout 400 \
+    --programs "$DFS_CONFORMANCE" || failed=1
+  return $failed
 }
 # The distribution-built stacks (docs/stacks.md), each in its Debian root: the data-path suites
 # under every MPI-IO layer the MPI has, the MPI-launched ones on 2-4 ranks (1 rank, the file

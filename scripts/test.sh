@@ -31,7 +31,8 @@
 #   sid-mpich        Debian unstable: MPICH 5.0, HDF5 2.2.0; data-path suites, 1-4 ranks
 #   dfs              Open MPI 4.1 + 1.14.5 MPI suites on a distributed file system, ranks on two
 #                    of its clients (scripts/dfs.sh), 2 and 4 ranks, OMPIO (and ROMIO: its own suite and
-#                    the crash test, 4 ranks)
+#                    the crash test, 4 ranks), and HDF5's testpar programs there (a quick set,
+#                    4 ranks, both layers)
 #   sanitize         scripts/sanitize.sh (AddressSanitizer/UBSan build), when that script exists
 # (data-path suites: unit, plugin, mpi, errors, chunkio, selection_io.)
 set -euo pipefail

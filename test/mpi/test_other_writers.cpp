@@ -15,7 +15,7 @@ using namespace mpiio_test;
 
 // The dataset, whatever the number of ranks (on shared storage smaller: the built-in driver's
 // collective write of every other element makes a call per element there under OMPIO).
-const hsize_t kElements = storage_sized<hsize_t>(65536, 4096);
+const hsize_t kElements = storage_sized<hsize_t>(65536, 1024);
 
 // Rank r's share of [0, kElements): a contiguous block (the last rank takes the rest).
 struct Share {

@@ -388,7 +388,8 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
         }
         mine.copy_duplicates(!ctx_.host_copies);
     }
-    packed_.release_above(ctx_.aggregation_window); // (a whole transfer's copy is not kept)
+    packed_.release_above(ctx_.aggregation_window);  // (a whole transfer's copy is not kept)
+    staging_.release_above(ctx_.aggregation_window); // (nor one rank's pieces larger than a window)
 }
 
 } // namespace mpiio

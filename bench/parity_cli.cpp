@@ -6,6 +6,10 @@
 // "label<TAB>p<TAB>verdict" per line: verdict "below", "above" or "~" as bench::parity decides
 // (exact two-sided Mann-Whitney test of the log ratios, alpha 0.05). Exit status 2 on a line it
 // cannot read.
+//
+// h5bench_vfd_parity --power SD [TRIALS]: the test's detection limit for repetition noise SD
+// instead (parity_power.hpp), the table docs/bench/README.md quotes.
+#include "parity_power.hpp"
 #include "stats.hpp"
 
 #include <cmath>
@@ -35,7 +39,17 @@ bool parse_ratios(const std::string &field, std::vector<double> &out) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+    if (argc >= 3 && std::string(argv[1]) == "--power") {
+        const double sd = std::strtod(argv[2], nullptr);
+        const int trials = argc >= 4 ? std::atoi(argv[3]) : 2000;
+        if (!(sd > 0) || trials <= 0) {
+            std::fprintf(stderr, "usage: h5bench_vfd_parity --power SD [TRIALS]\n");
+            return 2;
+        }
+        bench::print_detection_table(stdout, sd, trials, 1);
+        return 0;
+    }
     std::string line;
     int line_no = 0;
     while (std::getline(std::cin, line)) {

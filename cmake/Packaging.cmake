@@ -24,3 +24,7 @@ install(FILES ${PROJECT_BINARY_DIR}/mpiio-vfd-config.cmake ${PROJECT_BINARY_DIR}
 
 configure_file(${PROJECT_SOURCE_DIR}/cmake/mpiio-vfd.pc.in ${PROJECT_BINARY_DIR}/mpiio-vfd.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/mpiio-vfd.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The licence, the README and the changelog, as a site's installation of it should carry them.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CHANGELOG.md
+        DESTINATION ${CMAKE_INSTALL_DOCDIR})

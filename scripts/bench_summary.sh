@@ -28,6 +28,9 @@ mapfile -t dirs < <(find . -name results.json -not -path '*/subfiling/*' -not -p
 # one blank (MPICH pads its version line).
 json_field() { sed -n "s/.*\"$2\": \"\([^\"]*\)\".*/\1/p" "$1" | head -n 1 | sed 's/\\t/ /g; s/\\u0009/ /g; s/  */ /g'; }
 
+# number_field <file> <key>: a number field of results.json's info object.
+number_field() { sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p" "$1" | head -n 1; }
+
 # A column's short title and its full description.
 title() {
   local json=$1/results.json lib io
@@ -49,10 +52,17 @@ describe() {
   done
   # A run with subfiling (or --thread-multiple) had MPI_THREAD_MULTIPLE for every driver.
   [ "$(json_field "$json" mpi_thread_level)" = multiple ] && later+="; MPI_THREAD_MULTIPLE"
-  printf '%s: %s, io %s, HDF5 %s; measured %s, load average %s at start%s (`%s/`)' \
+  # The code it measured: the commit that published it (main.sh --publish runs on that tree).
+  local commit
+  commit=$(git log -1 --format=%h -- "$1/results.json" 2>/dev/null || true)
+  # (a results.json the working tree changed, or one git does not track, is not that commit's)
+  if ! git ls-files --error-unmatch "$1/results.json" >/dev/null 2>&1 ||
+    ! git diff --quiet HEAD -- "$1/results.json" 2>/dev/null; then commit=""; fi
+  printf '%s: %s, io %s, HDF5 %s; measured %s on %s (%s cores, %s ranks), load average %s at start%s; published in commit %s (`%s/`)' \
     "$(title "$1")" "$(json_field "$json" mpi_library | cut -d, -f1)" \
     "$(json_field "$json" io_component)" "$(json_field "$json" hdf5)" "$(json_field "$json" started)" \
-    "$(json_field "$json" loadavg_start)" "$later" "$REL/$1"
+    "$(json_field "$json" host)" "$(number_field "$json" cores)" "$(number_field "$json" ranks)" \
+    "$(json_field "$json" loadavg_start)" "$later" "${commit:-(not yet committed)}" "$REL/$1"
 }
 
 # sorted_range: awk function giving "median (min-max)" of v[1..k] (insertion sort: mawk has none).

@@ -22,9 +22,10 @@
 # checkout (`git status` stays clean) unless --publish is given. With --publish, each layer that
 # passes all checks is copied to docs/bench/<layer>/ (with --subfiling to docs/bench/subfiling/<layer>/,
 # apart from the main tables; only the parts this run measured: a
-# --no-matrix or --h5perf-only run keeps the layer's published matrix), and the index in docs/bench/README.md and
-# the tables the README embeds between its <!-- bench:<layer>/<file> --> markers are refreshed
-# (a missing marker is reported and skipped).
+# --no-matrix or --h5perf-only run keeps the layer's published matrix), and the index in
+# docs/bench/README.md and the summaries (scripts/bench_summary.sh) are refreshed. The README embeds
+# no table: its figures are checked against these by unit.doc_figures, which fails when a new
+# publication leaves one of them in no table.
 #
 # Builds: Open MPI into build/ (scripts/setup.sh, then only the benchmark's targets); MPICH with
 # `scripts/build.sh --mpi mpich` (its last stdout line is the build directory, e.g.
@@ -46,7 +47,8 @@
 #   --mpi M           openmpi (= --layers ompio,romio) | mpich (= --layers mpich)
 #   --io C            one Open MPI component: ompio | romio<N> (= --layers ompio | romio)
 #   --stack S         a stack (scripts/stack.sh list); default: this host's Open MPI and MPICH
-#   --targets         the performance targets (docs/measurements.md): cc1d/coll and cs1d/coll
+#   --targets         the performance targets (docs/measurements.md, "Performance targets at
+#                     h5bench's large size (scripts/main.sh --targets)"): cc1d/coll and cs1d/coll
 #                     at --size large (1 Mi particles per rank), 3 time steps, mpio and mpiio
 #                     only, h5perf contig-coll and chunked-coll, and the overhead; OMPIO unless
 #                     --layers/--io/--mpi says else. cs1d/coll dominates: minutes per phase.
@@ -97,7 +99,7 @@
 #   --h5perf-only     only h5perf (= --no-matrix --no-overhead)
 #   --h5perf-configs LIST  h5perf configurations (bench/h5perf.sh --configs; default all)
 #   --h5perf-launches N    launch triplets per h5perf configuration (default 5)
-#   --publish         publish a passing run to docs/bench/ and the README's marked tables
+#   --publish         publish a passing run to docs/bench/ (tables, index, summaries)
 #   --no-publish      accepted for compatibility: not publishing is the default
 #   --no-setup        skip scripts/setup.sh for Open MPI (needs HDF5_ROOT)
 #   --timeout S       kill a hung benchmark launch after S seconds (default 3600; 14400 with
@@ -424,10 +426,6 @@ embed_marked() {
   done
 }
 
-embed_readme() { # the README's marked copies: the summary across every published stack and layer
-  embed_marked "$ROOT/README.md" "$ROOT/docs/bench" summary.md
-}
-
 # published_dirs: every published layer's directory under docs/bench/, relative to it
 # (ompio, romio, mpich for this host's stacks; <stack>/<layer> for the Debian root stacks).
 published_dirs() {
@@ -515,10 +513,9 @@ if [ "$PUBLISH" = yes ] && ((${#ran[@]})); then
   publish_index
   bash scripts/bench_summary.sh "$ROOT/docs/bench" >"$ROOT/docs/bench/summary.md"
   [ "$PUBLISH_DIR" = "$ROOT/docs/bench" ] || bash scripts/bench_summary.sh "$PUBLISH_DIR" >"$PUBLISH_DIR/summary.md"
-  embed_readme
-  log "docs/bench/README.md index and README.md's marked tables refreshed"
+  log "docs/bench/README.md index and summaries refreshed (ctest -R unit.doc_figures checks the docs' figures)"
 elif ((${#ran[@]})); then
-  log "not published (--publish publishes a passing run to docs/bench/ and the README)"
+  log "not published (--publish publishes a passing run to docs/bench/)"
 fi
 log "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); total $((SECONDS - T0)) s"
 for layer in "${ran[@]}"; do

@@ -40,6 +40,15 @@ CACHE=${MPIIO_VFD_CACHE:-/var/cache/mpiio-vfd}
 ROOT_PACKAGES=(build-essential cmake ninja-build pkgconf libgtest-dev zlib1g-dev hdf5-tools
                openmpi-bin libopenmpi-dev mpich libmpich-dev libhdf5-openmpi-dev libhdf5-mpich-dev
                iproute2 gnuplot-nox util-linux procps file binutils ca-certificates valgrind strace)
+# Debian 13 also gets its own h5py and mpi4py, for the Python example (test/python): its
+# python3-h5py-mpi is built against the libhdf5-openmpi the trixie-openmpi stack tests. (sid's
+# h5py follows its HDF5 2.x transitions and would make the root's creation fail when it lags.)
+PYTHON_PACKAGES=(python3-h5py-mpi python3-mpi4py)
+# suite_packages <suite>: what a root of <suite> has installed, one package a line.
+suite_packages() {
+  printf '%s\n' "${ROOT_PACKAGES[@]}"
+  if [ "$1" = trixie ]; then printf '%s\n' "${PYTHON_PACKAGES[@]}"; fi
+}
 log() { echo "[stack] $*" >&2; }
 die() { log "$*"; exit 1; }
 
@@ -124,11 +133,13 @@ create_root() {
   # sid's Release file carries a Valid-Until date a week ahead; a mirror that is a fixed snapshot
   # of the archive serves it expired, and apt would then refuse the suite.
   echo 'Acquire::Check-Valid-Until "false";' >"$tmp/etc/apt/apt.conf.d/99mpiio-vfd"
-  log "installing ${#ROOT_PACKAGES[@]} packages into the $suite root"
+  local packages=()
+  mapfile -t packages < <(suite_packages "$suite")
+  log "installing ${#packages[@]} packages into the $suite root"
   in_root "$tmp" bash -c 'export DEBIAN_FRONTEND=noninteractive
       apt-get update -q && apt-get -f install -y -q &&
       apt-get install -y -q --no-install-recommends "$@" && apt-get clean' \
-      install "${ROOT_PACKAGES[@]}" >"$CACHE/roots/$suite-install.log" 2>&1 \
+      install "${packages[@]}" >"$CACHE/roots/$suite-install.log" 2>&1 \
     || die "installing packages into the $suite root failed; see $CACHE/roots/$suite-install.log"
   in_root "$tmp" dpkg-query -W -f='${Version}' libhdf5-openmpi-dev >"$tmp/.mpiio-vfd-hdf5" \
     || die "the $suite root has no libhdf5-openmpi-dev after the install"
@@ -138,12 +149,13 @@ create_root() {
   log "$suite root ready in $root (HDF5 package $(recorded_hdf5 "$root"))"
 }
 
-# install_missing <root>: the ROOT_PACKAGES a root made before one was added to the list lacks.
+# install_missing <root>: the packages (suite_packages) a root made before one was added lacks.
 install_missing() {
-  local root=$1 missing=()
+  local root=$1 missing=() packages=()
+  mapfile -t packages < <(suite_packages "$(basename "$root")")
   read -r -a missing <<<"$(in_root "$root" bash -c 'for p; do
       dpkg-query -W -f="\${Status}" "$p" 2>/dev/null | grep -q "install ok installed" || printf "%s " "$p"
-    done' check "${ROOT_PACKAGES[@]}")"
+    done' check "${packages[@]}")"
   ((${#missing[@]})) || return 0
   log "installing into the root: ${missing[*]}"
   in_root "$root" bash -c 'export DEBIAN_FRONTEND=noninteractive

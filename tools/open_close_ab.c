@@ -1,7 +1,8 @@
 /*
  * open_close_ab: the cost of H5Fopen + H5Fclose through two FAPLs compared in one process, in
  * blocks of pairs alternating A B, B A, A B, ... (so slow drifts of the machine and the file
- * system fall on both sides alike), against an A/A control run the same way (docs/measurements.md).
+ * system fall on both sides alike), against an A/A control run the same way (docs/measurements.md,
+ * "Open and close cost").
  *
  *   mpirun -n P open_close_ab <mpiio|mpio> [blocks] [pairs-per-block] [dir]
  *

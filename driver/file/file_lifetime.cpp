@@ -270,7 +270,8 @@ struct OpenedFile {
 // (rank 0's own failure OMPIO hands to every rank itself). ROMIO's MPI_File_open fails on every
 // rank or on none. The size comes from the open file (MPI_File_get_size), not from a lookup of
 // the path before the open: folded into the agreement that lookup saved the broadcast but cost
-// rank 0 more than the broadcast does, on the path every rank waits for (docs/measurements.md).
+// rank 0 more than the broadcast does, on the path every rank waits for (docs/measurements.md,
+// "Open and close cost").
 File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr) {
     if (name == nullptr || *name == '\0')
         throw Error(ErrorKind::Config, "no file name given");

@@ -113,7 +113,7 @@ std::string resolve() {
         tested += (tested.empty() ? "" : ", ") + std::string(v);
     }
     if (!accepted)
-        return "mpiio supports HDF5 " + tested +
+        return "mpiio " MPIIO_VFD_VERSION " supports HDF5 " + tested +
                " (the releases it is tested with) but the running library is " +
                (version.empty() ? std::string("of unknown version") : version);
 

@@ -2,7 +2,8 @@
 //
 // Each public H5S query is an API entry (context push, error-stack reset: about 250 instructions
 // with HDF5 1.14.5), and a tiny independent H5Dwrite asks five of them per dataspace, where the
-// built-in driver reads the same facts from the H5S_t it holds (docs/measurements.md). The
+// built-in driver reads the same facts from the H5S_t it holds (docs/measurements.md,
+// "D5 selection facts read in one step (hdf5_internals item 6)"). The
 // library exports (H5_DLL) the internal functions behind those queries; this module calls them
 // directly on the H5S_t that H5I_object_verify returns for the library's own dataspace ids.
 #include "hdf5/hdf5_internals.hpp"

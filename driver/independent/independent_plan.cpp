@@ -201,8 +201,9 @@ std::vector<GroupCall> plan_group(std::span<const PlannedSegment> segments, Dire
         // Through the view when the stretches are many and short: the calls it saves then cost more
         // than their bytes. Stretches of sieve_gap bytes or more on average move as well with a call
         // each (through the view h5perf's interleaved write of 4 KiB blocks was slower than the
-        // built-in driver under MPICH: docs/measurements.md), and the rank's own handle is an extra
-        // open of the file.
+        // built-in driver under MPICH: docs/measurements.md,
+        // "The cost model of a rank's own transfers (sieve_gap)"), and the rank's own handle is an
+        // extra open of the file.
         const bool short_stretches = payload < (j - i) * std::uint64_t{limits.sieve_gap};
         if (j - i >= IndependentLimits::kViewWriteMinRuns && short_stretches) {
             const std::size_t first = st[spans[i].first].first, last = st[spans[j - 1].first].last;

@@ -17,7 +17,8 @@ void IndependentEngine::staged(IoRequest &request, Direction dir, bool may_bridg
     op.may_bridge = may_bridge;
     // A write that may neither bridge holes nor use a view is a call per stretch of file-adjacent
     // segments: what plan_group would list, written as each stretch ends instead of planned (the
-    // plan costs instructions per run that the calls do not need: docs/measurements.md).
+    // plan costs instructions per run that the calls do not need: docs/measurements.md,
+    // "D16 one choke point: instructions per run of an independent transfer").
     // Only where plan_group's group limits (staging_buffer, kGroupSegments) would cut a stretch in
     // two does this make one call fewer. Reads never use a view, and their spans are decided
     // segment by segment: they stream too (stream_segments).
@@ -27,7 +28,8 @@ void IndependentEngine::staged(IoRequest &request, Direction dir, bool may_bridg
                             !io_->own_view_may_be_usable(op.regular_runs, op.may_open_view);
     // Streaming pays where segments are mostly apart in the file (a run per segment); where memory
     // cuts file runs into many segments (chunks read into a larger array) the group takes them
-    // directly (streaming them costs more per chunk: instructions.chunks, docs/measurements.md).
+    // directly (streaming them costs more per chunk: instructions.chunks, docs/measurements.md,
+    // "D16 one choke point: instructions per run of an independent transfer").
     if (request.file_blocks() >= request.mem_blocks()) {
         if (dir == Direction::Read) {
             stream_segments<Direction::Read>(request, op);
@@ -65,7 +67,9 @@ bool IndependentEngine::starts_new_call(haddr_t prev_end, bool prev_own_call, ha
 // (almost every run of an irregular or point selection, every block of an interleaved read) moves
 // straight between memory and the file without entering the group: per run a comparison and the
 // MPI call, as the built-in driver (the group's bookkeeping per run costs more than the call's
-// own wrapper: docs/measurements.md). Segments that may share a call go through add_segment and
+// own wrapper: docs/measurements.md,
+// "D16 one choke point: instructions per run of an independent transfer"). Segments that may share a
+// call go through add_segment and
 // plan_group, which make the calls the plan would. The direction is a template argument: this
 // runs once per segment.
 template <Direction D>

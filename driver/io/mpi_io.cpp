@@ -126,7 +126,8 @@ template <MpiIo::Call C> std::size_t MpiIo::call(MPI_Offset offset, const Memory
 // run of an irregular or point selection, per block of an interleaved read), with call's checks and
 // counts but none of its general cases: no datatype to ask about, and nothing to time or log unless
 // asked (those go through call). Where every run is a call of its own, the instructions around each
-// call are what the plugin spends beside the built-in driver's (docs/measurements.md).
+// call are what the plugin spends beside the built-in driver's (docs/measurements.md,
+// "D16 one choke point: instructions per run of an independent transfer").
 template <MpiIo::Call C> std::size_t MpiIo::byte_call(haddr_t addr, char *buf, std::size_t bytes) {
     constexpr CallKind k = kCallKinds[static_cast<std::size_t>(C)];
     static_assert(!k.collective);

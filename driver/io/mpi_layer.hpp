@@ -28,7 +28,8 @@ bool open_dropped_hints(MPI_File fh);
 // Local. Whether one write through a file view of many short irregular runs (an hindexed type)
 // costs less than a write call per run on `fh` (with write sieving off, as a view write needs it,
 // both make a system call per run under ROMIO; OMPIO gathers a view's runs into few). Measured
-// per H5Dwrite of an irregular selection (callgrind, docs/measurements.md): OMPIO and MPICH's
+// per H5Dwrite of an irregular selection (callgrind, docs/measurements.md,
+// "D23 view writes under each MPI-IO layer (view_writes=auto)"): OMPIO and MPICH's
 // ROMIO take the view for fewer instructions than the calls, Open MPI's ROMIO (romio321,
 // romio341) for 1.5x more: it duplicates and flattens the view's type through the MPI API at every
 // MPI_File_set_view, cheap for an hvector of regular runs, not for an hindexed one. False under

@@ -147,7 +147,8 @@ public:
     // `independent`: the independent engine will move it, so a single piece whose file side is an
     // irregular hyperslab or ascending points and whose memory is one block becomes byte runs
     // straight from HDF5's sequence list, with no datatype and no shape hash (the engine walks
-    // runs: a type it never uses costs more than the calls themselves, docs/measurements.md).
+    // runs: a type it never uses costs more than the calls themselves, docs/measurements.md,
+    // "D23 view writes under each MPI-IO layer (view_writes=auto)").
     IoRequest selection(std::span<const selection::SelectionPiece> pieces, selection::TypeCache &cache,
                         bool independent = false);
 

@@ -24,7 +24,7 @@ ErrorClass g_class;
 bool ensure_registered() {
     if (g_class.cls >= 0)
         return true;
-    const hid_t cls = H5Eregister_class("mpiio-vfd", "mpiio", "0.1.0");
+    const hid_t cls = H5Eregister_class("mpiio-vfd", "mpiio", MPIIO_VFD_VERSION);
     if (cls < 0)
         return false;
     ErrorClass created;

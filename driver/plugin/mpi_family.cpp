@@ -102,8 +102,8 @@ std::string mpi_family_mismatch() {
     const Family found = family_of(lib);
     std::string message;
     if (found != kBuiltFamily) {
-        message = std::string("mpiio was built for ") + kBuiltName + " but libhdf5 (" + hdf5_path +
-                  ") uses " + family_name(found);
+        message = std::string("mpiio " MPIIO_VFD_VERSION " was built for ") + kBuiltName + " but libhdf5 (" +
+                  hdf5_path + ") uses " + family_name(found);
         if (found != Family::NoMpi)
             message += " (" + describe_mpi_of(lib) + ")";
         message += ": MPI handles of one cannot be passed to the other. Use the mpiio plugin built "

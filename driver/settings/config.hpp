@@ -1,9 +1,9 @@
 // The driver's configuration string: `HDF5_DRIVER_CONFIG` or the argument of
 // H5Pset_driver_by_name(fapl, "mpiio", config). Entries are `key=value`, separated by `;`
 // (blanks around keys and values are ignored). One key table (config.cpp) defines every key: its
-// parser, its default, its canonical text and its documentation; the README's configuration table
-// and h5plugin.json are generated from it (config_markdown_table, config_json_keys) and a unit test
-// checks they match. Unknown keys and bad values are errors naming them.
+// parser, its default, its canonical text and its documentation; docs/configuration.md, the
+// README's key table and h5plugin.json are generated from it (settings/config_reference.hpp) and a
+// unit test checks they match. Unknown keys and bad values are errors naming them.
 #pragma once
 
 #include "settings/tuning.hpp"
@@ -31,7 +31,8 @@ enum class CollectiveRoute { Auto, Collective, Independent, Aggregate };
 // Independent writes of many short runs through the rank's own file view (mpi_io.hpp). auto: where
 // the view costs less than a call per run: always under OMPIO and MPICH's ROMIO; under Open MPI's
 // ROMIO, which flattens the view's type through the MPI API at every set_view, only for regular
-// runs (an hvector view; mpi_layer.hpp, docs/measurements.md).
+// runs (an hvector view; mpi_layer.hpp, docs/measurements.md,
+// "D23 view writes under each MPI-IO layer (view_writes=auto)").
 enum class ViewWrites { Auto, On, Off };
 // Whether the driver may copy the caller's bytes with the CPU (staging, sieving, packing runs for a
 // view write). off: every byte moves through MPI calls on the caller's buffer, as buffers in device
@@ -94,11 +95,25 @@ Config parse_config(const std::string &text);
 // One line per key: "key = values: meaning", for error messages and documentation.
 std::string config_keys_help();
 
-// The README's configuration table (markdown, header included), generated from the key table.
-std::string config_markdown_table();
+// A key's documentation, one entry of the key table. The texts are Markdown (`code` in backticks).
+struct KeyDoc {
+    const char *values;    // accepted values: "a | b" for names, else a description ("bytes, K/M/G suffix")
+    const char *fallback;  // the default value as written ("" where the storage class or the DXPL decides)
+    const char *on_local;  // what the default is on local storage (tmpfs, ramfs, local disks)
+    const char *on_shared; // ... and on shared storage (network, parallel, FUSE file systems)
+    const char *summary;   // one sentence, at most 30 words
+    const char *meaning;   // the full explanation
+};
 
-// The "config_keys" object of h5plugin.json (the lines between its braces), generated likewise.
-std::string config_json_keys();
+// A key as the documentation generators see it (settings/config_reference.hpp).
+struct KeyEntry {
+    const char *key;
+    const char *type; // "choice", "bytes", "number" or "string"
+    KeyDoc doc;
+};
+
+// Every key of the key table, in its order.
+std::vector<KeyEntry> config_key_entries();
 
 // Every key's documented default as "key=value" entries ("" for keys without one), so a test can
 // check that parsing the documented defaults gives Config{}.

@@ -50,8 +50,9 @@ void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, 
         *time_fields[i] = maxima[i];
     int size = 1;
     MPI_Comm_size(comm, &size);
-    std::fprintf(stderr, "mpiio stats: %s (%d ranks; counts summed over ranks, times: slowest rank)\n",
-                 file_name.c_str(), size);
+    std::fprintf(stderr,
+                 "mpiio stats: %s (mpiio-vfd %s, %d ranks; counts summed over ranks, times: slowest rank)\n",
+                 file_name.c_str(), MPIIO_VFD_VERSION, size);
     std::fprintf(stderr, "  storage: %s\n", storage.c_str());
 #define MPIIO_PRINT_FIELD(type, name, description)                                                           \
     if constexpr (std::is_same_v<type, double>)                                                              \

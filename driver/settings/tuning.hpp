@@ -39,7 +39,7 @@ inline constexpr unsigned kReadOverlapLimitShared = 4;
 // A segment this long moves with a call of its own, straight from or to the caller's memory: one
 // more call costs less than a second copy of every byte (ROMIO's collective chunk fill and h5perf's
 // chunked collective write lost to the built-in driver when such runs were copied:
-// docs/measurements.md).
+// docs/measurements.md, "The cost model of a rank's own transfers (sieve_gap)").
 inline constexpr std::size_t kOwnCallBytes = std::size_t{64} << 10;
 // Mean bytes per block below which a sieved range's bytes are copied by MPI's datatype engine
 // rather than by memcpy per segment: MPICH 4.0's engine copies byte blocks a byte at a time (125 us

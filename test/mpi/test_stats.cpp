@@ -385,7 +385,10 @@ TEST(Stats, SummaryIsPrintedOnceByRankZeroAtClose) {
     EXPECT_GE(closed, 0);
     if (world_rank() == 0) {
         EXPECT_NE(text.find("mpiio stats: " + path), std::string::npos) << text;
-        EXPECT_NE(text.find("(" + std::to_string(world_size()) + " ranks"), std::string::npos) << text;
+        // the release, so a user can say which one they run
+        EXPECT_NE(text.find("(mpiio-vfd " MPIIO_VFD_VERSION ", " + std::to_string(world_size()) + " ranks"),
+                  std::string::npos)
+            << text;
         // exactly one summary
         EXPECT_EQ(text.find("mpiio stats:"), text.rfind("mpiio stats:")) << text;
         // the storage class in effect, from the file system the test directory is on (tmpfs here,

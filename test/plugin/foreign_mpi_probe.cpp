@@ -52,7 +52,8 @@ void expect(bool ok, const std::string &what) {
 // The refusal must name both MPIs: the plugin's (what it was built for) and libhdf5's.
 void expect_refusal_named(const std::string &stack) {
     std::printf("HDF5 error stack:\n%s", stack.c_str());
-    expect(stack.find("mpiio was built for") != std::string::npos, "the error says what mpiio was built for");
+    expect(stack.find("mpiio " MPIIO_VFD_VERSION " was built for") != std::string::npos,
+           "the error says what mpiio was built for");
     expect(stack.find("Open MPI") != std::string::npos, "the error names Open MPI");
     expect(stack.find("MPICH") != std::string::npos, "the error names MPICH");
 }

@@ -3,6 +3,7 @@
 // values and malformed entries. parse_config makes no MPI or HDF5 calls.
 #include "common/error.hpp"
 #include "settings/config.hpp"
+#include "settings/config_reference.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -321,10 +322,10 @@ TEST(ConfigCanonical, Fnv1aMatchesReferenceVectors) {
 
 // ---- documentation --------------------------------------------------------------------------
 
-// The keys in h5plugin.json's "config_keys" are exactly the keys config_keys_help() documents.
-// The README's configuration table and h5plugin.json's config_keys are generated from the key
-// table; these tests fail when either file drifts from it. To update them, paste the output of
-// `build/driver/mpiio_config_doc --markdown` (README) and `--json` (h5plugin.json).
+// docs/configuration.md, the README's key table and h5plugin.json's config_keys are generated from
+// the key table; these tests fail when a file drifts from it. To update them, run
+// `build/driver/mpiio_config_doc --configuration > docs/configuration.md`, and paste the output of
+// `--readme` (README.md) and `--json` (h5plugin.json).
 std::string read_file(const char *env) {
     const char *path = std::getenv(env);
     if (path == nullptr)
@@ -335,26 +336,48 @@ std::string read_file(const char *env) {
     return ss.str();
 }
 
+TEST(ConfigDocumentation, ConfigurationPageIsTheKeyTable) {
+    const std::string page = read_file("MPIIO_TEST_CONFIGURATION_DOC");
+    if (page.empty())
+        GTEST_SKIP() << "MPIIO_TEST_CONFIGURATION_DOC not set (run through ctest)";
+    EXPECT_EQ(page, mpiio::configuration_page())
+        << "docs/configuration.md differs from the driver's key table; regenerate it with "
+           "mpiio_config_doc --configuration > docs/configuration.md";
+}
+
 TEST(ConfigDocumentation, ReadmeTableIsTheKeyTable) {
     const std::string readme = read_file("MPIIO_TEST_README");
     if (readme.empty())
         GTEST_SKIP() << "MPIIO_TEST_README not set (run through ctest)";
-    EXPECT_NE(readme.find(mpiio::config_markdown_table()), std::string::npos)
-        << "README.md's configuration table differs from the driver's key table; replace it with the output "
-           "of "
-           "mpiio_config_doc --markdown:\n"
-        << mpiio::config_markdown_table();
+    EXPECT_NE(readme.find(mpiio::readme_key_table()), std::string::npos)
+        << "README.md's key table differs from the driver's key table; replace it with the output of "
+           "mpiio_config_doc --readme:\n"
+        << mpiio::readme_key_table();
 }
 
 TEST(ConfigDocumentation, PluginJsonIsTheKeyTable) {
     const std::string json = read_file("MPIIO_TEST_PLUGIN_JSON");
     if (json.empty())
         GTEST_SKIP() << "MPIIO_TEST_PLUGIN_JSON not set (run through ctest)";
-    const std::string keys = "\"config_keys\": {\n" + mpiio::config_json_keys() + "  }";
-    EXPECT_NE(json.find(keys), std::string::npos)
+    EXPECT_NE(json.find("  " + mpiio::plugin_json_keys() + "\n}"), std::string::npos)
         << "h5plugin.json's config_keys differ from the driver's key table; replace them with the output of "
            "mpiio_config_doc --json:\n"
-        << keys;
+        << mpiio::plugin_json_keys();
+}
+
+// Every key has the short forms the tables show: a summary of at most 30 words (a table cell stays
+// readable) and a default for each storage class.
+TEST(ConfigDocumentation, EveryKeyHasASummaryAndDefaultsPerStorage) {
+    for (const mpiio::KeyEntry &k : mpiio::config_key_entries()) {
+        std::istringstream words(k.doc.summary);
+        size_t count = 0;
+        for (std::string w; words >> w;)
+            ++count;
+        EXPECT_GT(count, 0u) << k.key;
+        EXPECT_LE(count, 30u) << k.key << "'s summary is " << count << " words";
+        EXPECT_NE(*k.doc.on_local, '\0') << k.key;
+        EXPECT_NE(*k.doc.on_shared, '\0') << k.key;
+    }
 }
 
 // The documented defaults are the defaults: parsing them changes nothing.

@@ -41,9 +41,10 @@ ROOT_PACKAGES=(build-essential cmake ninja-build pkgconf libgtest-dev zlib1g-dev
                openmpi-bin libopenmpi-dev mpich libmpich-dev libhdf5-openmpi-dev libhdf5-mpich-dev
                iproute2 gnuplot-nox util-linux procps file binutils ca-certificates valgrind strace)
 # Debian 13 also gets its own h5py and mpi4py, for the Python example (test/python): its
-# python3-h5py-mpi is built against the libhdf5-openmpi the trixie-openmpi stack tests. (sid's
+# python3-h5py-mpi is built against the libhdf5-openmpi the trixie-openmpi stack tests, and
+# python3-h5py is the `import h5py` that picks it under mpirun (the serial build otherwise). (sid's
 # h5py follows its HDF5 2.x transitions and would make the root's creation fail when it lags.)
-PYTHON_PACKAGES=(python3-h5py-mpi python3-mpi4py)
+PYTHON_PACKAGES=(python3-h5py python3-h5py-mpi python3-mpi4py)
 # suite_packages <suite>: what a root of <suite> has installed, one package a line.
 suite_packages() {
   printf '%s\n' "${ROOT_PACKAGES[@]}"

@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,20 +56,41 @@ static int redirect_enabled(void) {
 
 static void complain(const char *what) { fprintf(stderr, "h5mpiio_redirect: %s\n", what); }
 
+/* dl_iterate_phdr's walk for a symbol in one of the loaded objects (below). */
+struct object_search {
+    const char *name;
+    void *found;
+};
+
+static int search_object(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct object_search *search = data;
+    const char *path = info->dlpi_name;
+    if (path == NULL || *path == '\0' || strstr(path, "h5mpiio_redirect") != NULL)
+        return 0; /* the executable (the global scope, tried already) and this library */
+    void *lib = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (lib == NULL)
+        return 0;
+    void *sym = dlsym(lib, search->name);
+    dlclose(lib);
+    if (sym == (void *)&H5Pset_fapl_mpio || sym == (void *)&H5Pget_fapl_mpio)
+        return 0; /* an object that binds to this library's two functions */
+    search->found = sym;
+    return sym != NULL;
+}
+
 /* A symbol of the process's libhdf5/libmpi. The two functions this library defines are looked up
  * after it (RTLD_NEXT); everything else in the global scope (RTLD_DEFAULT), which matters for data
  * symbols: an executable that references H5P_CLS_FILE_ACCESS_ID_g or ompi_mpi_comm_null holds
- * the live copy (copy relocation), not the library. Falls back to a libhdf5 opened RTLD_LOCAL. */
+ * the live copy (copy relocation), not the library. A libhdf5 loaded RTLD_LOCAL is in neither
+ * scope: Python's extension modules (h5py) load it so, under a distribution's name
+ * (libhdf5_openmpi.so.310); then every loaded object is asked in turn, in load order. */
 static void *find_symbol(const char *name, int interposed) {
     void *sym = dlsym(interposed ? RTLD_NEXT : RTLD_DEFAULT, name);
     if (sym == NULL) {
-        void *lib = dlopen("libhdf5.so.310", RTLD_LAZY | RTLD_NOLOAD);
-        if (lib == NULL)
-            lib = dlopen("libhdf5.so", RTLD_LAZY | RTLD_NOLOAD);
-        if (lib != NULL) {
-            sym = dlsym(lib, name);
-            dlclose(lib);
-        }
+        struct object_search search = {name, NULL};
+        dl_iterate_phdr(search_object, &search);
+        sym = search.found;
     }
     return sym;
 }

@@ -64,6 +64,13 @@ std::string json_values(const std::string &values) {
     }
 }
 
+// The key table's meanings continue "key = values: ..."; as a paragraph they start a sentence.
+std::string sentence_case(std::string text) {
+    if (!text.empty() && text[0] >= 'a' && text[0] <= 'z')
+        text[0] = static_cast<char>(text[0] - 'a' + 'A');
+    return text;
+}
+
 std::string table_row(const KeyEntry &k, bool per_storage) {
     std::string row = "| `" + std::string(k.key) + "` | " + markdown_values(k.doc.values) + " | ";
     if (per_storage)
@@ -105,7 +112,7 @@ std::string configuration_page() {
         out += *k.doc.fallback != '\0' ? "`" + std::string(k.doc.fallback) + "`" : std::string("see below");
         out += " (local storage: " + markdown_default(k.doc.on_local) +
                "; shared storage: " + markdown_default(k.doc.on_shared) + ").\n\n";
-        out += std::string(k.doc.meaning) + ".\n";
+        out += sentence_case(k.doc.meaning) + ".\n";
     }
     return out;
 }

@@ -106,7 +106,6 @@ void CollectiveEngine::receive_batches(char *window, std::uint64_t window_lo, st
     const std::uint64_t limit = std::max<std::uint64_t>(ctx_.aggregation_window, largest);
     staging_bytes_ = std::min(received, limit);
     char *stage = staging_.at_least(staging_bytes_);
-    auto packed = [](const aggregation::Group &) { return MPI_Aint{0}; }; // (placed by the offset)
     std::size_t r = 0;
     while (r < ranks) {
         const std::size_t first = r;
@@ -119,6 +118,13 @@ void CollectiveEngine::receive_batches(char *window, std::uint64_t window_lo, st
             const std::uint64_t n = bytes_of(r);
             if (batch != 0 && batch + n > limit)
                 break;
+            // a rank's pieces follow one another in the staging buffer, in the order they are sent
+            MPI_Aint next = 0;
+            auto packed = [&next](const aggregation::Group &g) {
+                const MPI_Aint at = next;
+                next += static_cast<MPI_Aint>(g.count * g.len);
+                return at;
+            };
             types.push_back(groups_type(groups_from(r), packed, false, true));
             receives.emplace_back();
             check_mpi(MPI_Irecv(stage + batch, 1, types.back().get(), static_cast<int>(r), kDataTag,

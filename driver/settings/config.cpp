@@ -125,10 +125,7 @@ template <class T> std::string optional_text(const std::optional<T> &v) {
 // summary and the full meaning) is what docs/configuration.md, the README's key table and
 // h5plugin.json are generated from; `apply` parses a value into the Config, `show` prints the
 // setting for Config::canonical (so ranks configured differently in any way are caught at open).
-struct KeySpec {
-    const char *key;
-    const char *type; // "choice", "bytes", "number" or "string"
-    KeyDoc doc;
+struct KeySpec : KeyEntry {
     std::function<void(Config &, const std::string &key, const std::string &value)> apply;
     std::function<std::string(const Config &)> show;
 };
@@ -137,7 +134,7 @@ struct KeySpec {
 // field of Config.
 template <class Field, class Enum, size_t N>
 KeySpec named_key(const char *key, const KeyDoc &doc, Field Config::*field, const Choices<Enum, N> &choices) {
-    return {key, "choice", doc,
+    return {{key, "choice", doc},
             [field, &choices](Config &c, const std::string &k, const std::string &v) {
                 c.*field = choose(k, v, choices);
             },
@@ -151,7 +148,7 @@ KeySpec named_key(const char *key, const KeyDoc &doc, Field Config::*field, cons
 
 template <class Field>
 KeySpec bytes_key(const char *key, const KeyDoc &doc, Field Config::*field, bool positive) {
-    return {key, "bytes", doc,
+    return {{key, "bytes", doc},
             [field, positive](Config &c, const std::string &k, const std::string &v) {
                 const std::size_t n = parse_bytes(k, v);
                 if (positive && n == 0)
@@ -168,7 +165,7 @@ KeySpec bytes_key(const char *key, const KeyDoc &doc, Field Config::*field, bool
 
 template <class Field>
 KeySpec number_key(const char *key, const KeyDoc &doc, Field Config::*field, unsigned min, unsigned max) {
-    return {key, "number", doc,
+    return {{key, "number", doc},
             [field, min, max](Config &c, const std::string &k, const std::string &v) {
                 c.*field = parse_unsigned(k, v, max, min);
             },
@@ -229,9 +226,9 @@ const std::vector<KeySpec> &key_table() {
         number_key("chunk_opt_ratio", {.values = "percent 0-100", .fallback = "", .on_local = "the application's", .on_shared = "the application's",
              .summary = "Overrides `H5Pset_dxpl_mpio_chunk_opt_ratio`: the percentage of ranks per chunk above which a chunk goes collectively.",
              .meaning = "overrides `H5Pset_dxpl_mpio_chunk_opt_ratio`"}, &Config::chunk_opt_ratio, 0, 100),
-        {"hint.<name>", "string", {.values = "string", .fallback = "", .on_local = "no hints", .on_shared = "no hints",
+        {{"hint.<name>", "string", {.values = "string", .fallback = "", .on_local = "no hints", .on_shared = "no hints",
              .summary = "An MPI-IO hint passed to `MPI_File_open`, e.g. `hint.romio_cb_write=enable`; the MPI-IO layer decides which hints it honours.",
-             .meaning = "MPI-IO hint passed to `MPI_File_open`, e.g. `hint.romio_cb_write=enable`"}, nullptr, nullptr},
+             .meaning = "MPI-IO hint passed to `MPI_File_open`, e.g. `hint.romio_cb_write=enable`"}}, nullptr, nullptr},
     };
     return table;
 }
@@ -256,10 +253,8 @@ std::string config_keys_help() {
 }
 
 std::vector<KeyEntry> config_key_entries() {
-    std::vector<KeyEntry> out;
-    for (const auto &k : key_table())
-        out.push_back({k.key, k.type, k.doc});
-    return out;
+    const auto &table = key_table();
+    return {table.begin(), table.end()}; // (each KeySpec without its parser and printer)
 }
 
 std::string config_default_text() {

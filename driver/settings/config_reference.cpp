@@ -4,6 +4,7 @@
 
 #include <array>
 #include <string_view>
+#include <vector>
 
 namespace mpiio {
 namespace {
@@ -13,20 +14,29 @@ namespace {
 constexpr std::array<std::string_view, 6> kReadmeKeys{"stats",        "storage",     "collective_route",
                                                       "write_behind", "host_copies", "hint.<name>"};
 
-// "a | b" -> "`a` \| `b`"; other value texts unchanged.
-std::string markdown_values(const std::string &values) {
+// "a | b" -> {"a", "b"}: the names of an enumerated key; empty for a description ("bytes, ...").
+std::vector<std::string> choice_names(const std::string &values) {
+    std::vector<std::string> names;
     if (values.find(" | ") == std::string::npos)
-        return values;
-    std::string out;
-    size_t start = 0;
-    while (true) {
+        return names;
+    for (size_t start = 0;;) {
         const size_t bar = values.find(" | ", start);
-        out += "`" + values.substr(start, bar - start) + "`";
+        names.push_back(values.substr(start, bar - start));
         if (bar == std::string::npos)
-            return out;
-        out += " \\| ";
+            return names;
         start = bar + 3;
     }
+}
+
+// "a | b" -> "`a` \| `b`"; other value texts unchanged.
+std::string markdown_values(const std::string &values) {
+    const std::vector<std::string> names = choice_names(values);
+    if (names.empty())
+        return values;
+    std::string out;
+    for (const std::string &name : names)
+        out += (out.empty() ? "`" : " \\| `") + name + "`";
+    return out;
 }
 
 // A default as a table shows it: one word is a value (`4M`), more words are prose.
@@ -50,18 +60,13 @@ std::string json_text(const std::string &text) {
 
 // "a | b" -> ["a", "b"]; a description stays one string.
 std::string json_values(const std::string &values) {
-    if (values.find(" | ") == std::string::npos)
+    const std::vector<std::string> names = choice_names(values);
+    if (names.empty())
         return json_text(values);
-    std::string out = "[";
-    size_t start = 0;
-    while (true) {
-        const size_t bar = values.find(" | ", start);
-        out += json_text(values.substr(start, bar - start));
-        if (bar == std::string::npos)
-            return out + "]";
-        out += ", ";
-        start = bar + 3;
-    }
+    std::string out;
+    for (const std::string &name : names)
+        out += (out.empty() ? "[" : ", ") + json_text(name);
+    return out + "]";
 }
 
 // The key table's meanings continue "key = values: ..."; as a paragraph they start a sentence.
@@ -118,9 +123,10 @@ std::string configuration_page() {
 }
 
 std::string readme_key_table() {
+    const std::vector<KeyEntry> keys = config_key_entries();
     std::string out = "| key | values | what it does |\n|---|---|---|\n";
     for (std::string_view name : kReadmeKeys)
-        for (const KeyEntry &k : config_key_entries())
+        for (const KeyEntry &k : keys)
             if (name == k.key)
                 out += table_row(k, false);
     return out;

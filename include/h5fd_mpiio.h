@@ -68,7 +68,8 @@ typedef struct H5FD_mpiio_prefix_t {
     X(uint64_t, deferred_windows, "aggregator windows of collective writes kept in memory and written later, once (write_behind)")\
     X(uint64_t, deferred_bytes_replaced, "bytes of kept windows a later collective write of the same bytes replaced before they were written (writes saved)")\
     X(uint64_t, own_handle_syncs, "MPI_File_sync calls on the rank's own handle (one after each view write)")\
-    X(uint64_t, aggregation_buffer_peak, "most bytes this rank held as an aggregator in one write round (its window and the staging of overlapping pieces); summed over ranks by stats=summary")
+    X(uint64_t, aggregation_buffer_peak, "most bytes this rank held as an aggregator in one write round (its window and the staging of overlapping pieces); summed over ranks by stats=summary")\
+    X(uint64_t, aggregator_windows, "aggregator windows this rank moved (each whole stripe units, owned by this rank by its file offset)")
 /* clang-format on */
 
 typedef struct H5FD_mpiio_stats_t {

@@ -64,23 +64,42 @@ constexpr int kDataTag = 0x6d70;
 
 } // namespace
 
-// Collective (MPI_Comm_split_type and MPI_Allgather, on the file's first aggregated transfer).
-// The aggregators: the lowest rank of each node, as MPI-IO layers pick their own by default.
+// Collective (MPI_Comm_split_type, a broadcast inside each node and one MPI_Allgather, on the
+// file's first aggregated transfer). The aggregators: aggregation::aggregator_count of them,
+// chosen over the nodes by aggregation::choose_aggregators (one per node by default, each node's
+// lowest rank, as MPI-IO layers pick their own).
 const std::vector<int> &CollectiveEngine::aggregators() {
     if (!aggregators_.empty())
         return aggregators_;
     Comm node;
     check_mpi(MPI_Comm_split_type(ctx_.comm, MPI_COMM_TYPE_SHARED, ctx_.rank, MPI_INFO_NULL, node.out()),
               "MPI_Comm_split_type (nodes)");
-    int node_rank = 0;
-    check_mpi(MPI_Comm_rank(node.get(), &node_rank), "MPI_Comm_rank");
-    const int leader = node_rank == 0 ? 1 : 0;
-    std::vector<int> leaders(static_cast<std::size_t>(ctx_.size));
-    check_mpi(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, ctx_.comm),
+    int leader = ctx_.rank; // the node's lowest rank (node ranks follow the file's: the split's key)
+    check_mpi(MPI_Bcast(&leader, 1, MPI_INT, 0, node.get()), "MPI_Bcast (node leader)");
+    std::vector<int> node_of(static_cast<std::size_t>(ctx_.size));
+    check_mpi(MPI_Allgather(&leader, 1, MPI_INT, node_of.data(), 1, MPI_INT, ctx_.comm),
               "MPI_Allgather (nodes)");
     ctx_.io->count_collective_call();
-    aggregators_ = aggregation::choose_aggregators(leaders, 0);
+    std::vector<int> leaders(node_of);
+    std::sort(leaders.begin(), leaders.end());
+    nodes_ = static_cast<std::size_t>(std::unique(leaders.begin(), leaders.end()) - leaders.begin());
+    const std::size_t count = aggregation::aggregator_count(nodes_, node_of.size(), ctx_.aggregators_asked,
+                                                            ctx_.cb_nodes, ctx_.server_count);
+    aggregators_ = aggregation::choose_aggregators(node_of, count);
     return aggregators_;
+}
+
+std::string CollectiveEngine::describe_aggregation() const {
+    if (aggregators_.empty())
+        return "not used";
+    std::string ranks;
+    for (std::size_t i = 0; i < aggregators_.size() && i < 8; ++i)
+        ranks += (i ? ", " : "") + std::to_string(aggregators_[i]);
+    if (aggregators_.size() > 8)
+        ranks += ", ...";
+    return std::to_string(aggregators_.size()) + " of " + std::to_string(nodes_) + " node(s) (ranks " +
+           ranks + "), window " + bytes_text(ctx_.aggregation_window) +
+           ", each window's owner fixed by its offset";
 }
 
 // Local to an aggregator (its receives of one write round, which every sender's MPI_Isend
@@ -287,6 +306,7 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
         auto move_window = [&] {
             if (!aggregator || error || runs_.empty())
                 return;
+            io.count_aggregator_window();
             if (dir == Direction::Read && write_behind_.active()) { // (a read of the deferred bytes)
                 if (write_behind_.serve(round, runs_)) {
                     io.count_cached_read(covered);

@@ -11,26 +11,63 @@ Plan make_plan(std::uint64_t lo, std::uint64_t hi, std::size_t aggregators, std:
     p.window = std::max<std::uint64_t>(window, 1);
     if (hi <= lo)
         return p;
-    // Windows start on multiples of their size: on striped storage an aggregator's window then
-    // covers whole stripes whenever the window is a multiple of the stripe.
-    p.base = lo - lo % p.window;
+    // Rounds start on multiples of A windows, so that window k's owner is k mod A whatever the
+    // range (window_for makes each window whole stripe units).
     const std::uint64_t per_round = p.aggregators * p.window;
+    p.base = lo - lo % per_round;
     p.rounds = (hi - p.base + per_round - 1) / per_round;
     return p;
 }
 
-std::vector<int> choose_aggregators(std::span<const int> node_leader, std::size_t limit) {
+std::uint64_t window_for(std::uint64_t staging, std::uint64_t unit) {
+    staging = std::max<std::uint64_t>(staging, 1);
+    if (unit <= kPageUnit || unit > kLargestUnitWindow)
+        return staging;
+    return std::max(unit, staging - staging % unit);
+}
+
+std::size_t aggregator_count(std::size_t nodes, std::size_t ranks, std::size_t asked, std::size_t cb_nodes,
+                             std::size_t server_count) {
+    ranks = std::max<std::size_t>(ranks, 1);
+    std::size_t count = asked != 0 ? asked : std::max<std::size_t>(nodes, 1);
+    if (cb_nodes != 0)
+        count = std::min(count, cb_nodes);
+    count = std::min(count, ranks);
+    if (asked == 0 && server_count > 0) {      // one writer per server at most, each with as many
+        count = std::min(count, server_count); // servers as the next (the largest divisor)
+        while (server_count % count != 0)
+            --count;
+    }
+    return std::max<std::size_t>(count, 1);
+}
+
+std::vector<int> choose_aggregators(std::span<const int> node_of, std::size_t count) {
+    // Each node's ranks, in ascending order, nodes in the order of their lowest rank.
+    std::vector<std::vector<int>> nodes;
     std::vector<int> leaders;
-    for (std::size_t r = 0; r < node_leader.size(); ++r)
-        if (node_leader[r])
-            leaders.push_back(static_cast<int>(r));
-    if (leaders.empty())
-        leaders.push_back(0);
-    if (limit == 0 || leaders.size() <= limit)
-        return leaders;
+    for (std::size_t r = 0; r < node_of.size(); ++r) {
+        const auto at = std::find(leaders.begin(), leaders.end(), node_of[r]);
+        if (at == leaders.end()) {
+            leaders.push_back(node_of[r]);
+            nodes.push_back({static_cast<int>(r)});
+        } else {
+            nodes[static_cast<std::size_t>(at - leaders.begin())].push_back(static_cast<int>(r));
+        }
+    }
+    if (nodes.empty())
+        return {0};
+    count = std::clamp<std::size_t>(count, 1, node_of.size());
     std::vector<int> chosen;
-    for (std::size_t i = 0; i < limit; ++i)
-        chosen.push_back(leaders[i * leaders.size() / limit]);
+    if (count <= nodes.size()) {
+        for (std::size_t i = 0; i < count; ++i)
+            chosen.push_back(nodes[i * nodes.size() / count].front());
+    } else {
+        for (std::size_t depth = 0; chosen.size() < count; ++depth)
+            for (std::size_t n = 0; n < nodes.size() && chosen.size() < count; ++n)
+                if (depth < nodes[n].size())
+                    chosen.push_back(nodes[n][depth]);
+    }
+    std::sort(chosen.begin(), chosen.end());
     return chosen;
 }
 

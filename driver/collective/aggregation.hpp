@@ -2,12 +2,16 @@
 // aggregator ranks move, one per node, so that the file sees few writers each making long calls
 // (on shared storage every writer of a file costs the servers lock traffic and small calls).
 //
-// The ranks' common range is cut into windows of `window` bytes, dealt out to the aggregators in
-// turn: in round r, aggregator index a owns [base + (r * A + a) * window, + window). Each round
-// every rank sends (writes) or receives (reads) the pieces of its segments inside each window to
-// or from its owner, who moves the window's bytes with its own calls. So an aggregator holds at
-// most one window at a time, and every rank goes through the same rounds (the plan depends only
-// on what every rank knows: the range and the aggregators).
+// The file is cut into windows of `window` bytes, a whole number of the file's stripe units
+// (window_for), and window k belongs to aggregator index k mod A by its file offset alone: the
+// same owner at every transfer, so a stripe keeps its one writer from one time step to the next
+// (ROMIO's Lustre driver deals its stripes the same way). A round is A consecutive windows
+// starting at a multiple of A windows: in round r, aggregator index a owns
+// [base + (r * A + a) * window, + window). Each round every rank sends (writes) or receives
+// (reads) the pieces of its segments inside each window to or from its owner, who moves the
+// window's bytes with its own calls. So an aggregator holds at most one window at a time, and
+// every rank goes through the same rounds (the plan depends only on what every rank knows: the
+// range, the layout and the aggregators).
 //
 // Pure and local: identical inputs give the identical plan on every rank.
 #pragma once
@@ -28,7 +32,7 @@ struct Segment {
 
 struct Plan {
     std::size_t aggregators = 1; // A: how many ranks own windows (at least 1)
-    std::uint64_t base = 0;      // round 0's first window starts here (a multiple of `window`)
+    std::uint64_t base = 0;      // round 0's first window starts here (a multiple of A windows)
     std::uint64_t window = 1;    // bytes per aggregator per round
     std::uint64_t rounds = 0;    // 0 when no rank moves a byte
 
@@ -38,6 +42,31 @@ struct Plan {
 
 // The plan for the ranks' common range [lo, hi) (lo == hi: nothing moves).
 Plan make_plan(std::uint64_t lo, std::uint64_t hi, std::size_t aggregators, std::uint64_t window);
+
+// The most bytes a window may take to be one stripe unit (a unit above it, such as a 1 GiB Lustre
+// stripe, is not worth an aggregator's memory: windows are then `staging` bytes).
+inline constexpr std::uint64_t kLargestUnitWindow = std::uint64_t{64} << 20;
+
+// A unit of at most a page is no lock unit: a local disk's or tmpfs's st_blksize says nothing of
+// how the storage locks (and rounding a test's tiny staging buffer up to it would hide its rounds).
+inline constexpr std::uint64_t kPageUnit = 4096;
+
+// A window of whole stripe units: `staging` (config staging_buffer) rounded down to a multiple of
+// `unit`, at least one unit when the unit is at most kLargestUnitWindow; `staging` when the unit
+// is unknown (0), a page or less, or larger than kLargestUnitWindow.
+std::uint64_t window_for(std::uint64_t staging, std::uint64_t unit);
+
+// How many ranks aggregate, from what the open knows (every rank the same):
+//   `nodes`, `ranks`       of the file's communicator;
+//   `asked`                config aggregators (0: unset): that many, more than one per node too;
+//   `cb_nodes`             the cb_nodes hint the application gave (0: none): a cap;
+//   `server_count`         the servers the stripes go round, each locking its own (0: not such a
+//                          layout): unasked, the count is then its largest divisor that fits, at
+//                          most one writer per server and each with as many servers as the next
+//                          (ROMIO's Lustre driver by default: one client per object storage target);
+// otherwise one per node. At least 1, at most `ranks`.
+std::size_t aggregator_count(std::size_t nodes, std::size_t ranks, std::size_t asked, std::size_t cb_nodes,
+                             std::size_t server_count);
 
 // A rank's segments, in ascending file order, handed out round by round: each round takes the
 // parts of the segments that lie inside it (a segment crossing windows is split at their edges).
@@ -91,9 +120,11 @@ inline constexpr std::size_t kGroupWords = 4; // addr, len, stride, count
 // Local. Appends `s` to `groups`, extending the last group when `s` continues its strides.
 void append_grouped(std::vector<Group> &groups, const Segment &s);
 
-// Which ranks aggregate: the lowest rank of each node (`node_leader[r]`: rank r is its node's
-// lowest), at most `limit` of them (evenly spread over the list) when `limit` > 0.
-std::vector<int> choose_aggregators(std::span<const int> node_leader, std::size_t limit);
+// Which ranks aggregate, `count` of them (`node_of[r]`: the lowest rank of rank r's node): with
+// no more than the nodes, the lowest rank of nodes spread evenly over them; with more, every
+// node's lowest rank, then every node's second lowest, and so on (nodes with ranks left). In
+// ascending rank order.
+std::vector<int> choose_aggregators(std::span<const int> node_of, std::size_t count);
 
 // The byte ranges an aggregator's window must move, from the groups the ranks sent (any order,
 // possibly overlapping): sorted, with touching and overlapping pieces merged.

@@ -37,6 +37,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace mpiio {
@@ -55,8 +56,8 @@ struct CollectiveContext {
     IndependentEngine *independent = nullptr;
     FailedWrites *failed_writes = nullptr;
     FileExtent *extent = nullptr; // the MPI route extends the file to the EOA before it writes
-    // The aggregating route's window: the most bytes an aggregator holds at once (config
-    // staging_buffer).
+    // The aggregating route's window: the most bytes an aggregator holds at once, whole stripe
+    // units of the file (config staging_buffer rounded to the layout: aggregation::window_for).
     std::size_t aggregation_window = tuning::kStagingBuffer;
     // The most bytes an aggregator keeps of earlier transfers (config window_cache; 0: none), and
     // of deferred writes.
@@ -64,6 +65,12 @@ struct CollectiveContext {
     // Whether a rewrite of the bytes the last collective transfer moved is deferred (config
     // write_behind as the storage resolved it; write_behind.hpp).
     bool write_behind = false;
+    // What decides how many ranks aggregate (aggregation::aggregator_count): config aggregators
+    // (0: unset), the application's cb_nodes hint (0: none), the servers the stripes go round
+    // (0: not a layout whose servers lock their stripes). Rank 0's at open, so every rank's.
+    std::size_t aggregators_asked = 0;
+    std::size_t cb_nodes = 0;
+    std::size_t server_count = 0;
 };
 
 class CollectiveEngine {
@@ -71,6 +78,10 @@ public:
     CollectiveEngine() = default;
     CollectiveEngine(const CollectiveEngine &) = delete;
     CollectiveEngine &operator=(const CollectiveEngine &) = delete;
+
+    // Local. For stats=summary: the aggregators chosen and their window ("not used" before the
+    // file's first aggregated transfer).
+    std::string describe_aggregation() const;
 
     // Local. The file's parts the engine works with; once, at open.
     void bind(const CollectiveContext &context) {
@@ -205,9 +216,10 @@ private:
     std::vector<std::int64_t> extents_; // every rank's words of the full exchange
     Datatype summary_type_;             // step 1's reduction (route::ExtentSummary)
     Op summary_op_;
-    // The aggregating route's state: its ranks (found on first use), and memory reused between
-    // transfers.
+    // The aggregating route's state: its ranks (found on first use) and the number of nodes they
+    // were chosen from, and memory reused between transfers.
     std::vector<int> aggregators_;
+    std::size_t nodes_ = 0;
     std::vector<aggregation::Segment> segments_;
     std::vector<Run> runs_;
     ScratchBuffer window_, packed_, staging_;

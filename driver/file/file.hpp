@@ -7,6 +7,7 @@
 #include "common/error.hpp"
 #include "common/mpi_handle.hpp"
 #include "file/comm_pool.hpp"
+#include "file/file_layout.hpp"
 #include "file/own_handle_path.hpp"
 #include "independent/independent_engine.hpp"
 #include "io/failed_writes.hpp"
@@ -37,6 +38,7 @@ struct FileState {
     int size = 1;
     Config config;
     StorageTuning storage; // the storage class and the defaults it gave (settings/storage.hpp)
+    FileLayout layout;     // the file's stripes as rank 0 found them, or as configured (file_layout.hpp)
     std::string name;
     bool read_only = false;
     bool sync_after_collective_write = false; // the MPI-IO layer needs MPI_File_sync for visibility

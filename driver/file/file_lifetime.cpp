@@ -2,6 +2,7 @@
 #include "common/agreement.hpp"
 #include "file/comm_pool.hpp"
 #include "file/file.hpp"
+#include "file/file_layout.hpp"
 #include "hdf5/hdf5_internals.hpp"
 #include "io/mpi_layer.hpp"
 #include "io/mpi_runtime.hpp"
@@ -185,6 +186,18 @@ Info hints_in_effect(MPI_File fh, MPI_Info requested) {
     return in_effect;
 }
 
+// Local. The cb_nodes hint the application asked for (0: none, or not a number).
+unsigned long requested_cb_nodes(MPI_Info requested) {
+    char value[MPI_MAX_INFO_VAL + 1] = {};
+    int present = 0;
+    if (requested == MPI_INFO_NULL ||
+        MPI_Info_get(requested, "cb_nodes", MPI_MAX_INFO_VAL, value, &present) != MPI_SUCCESS || !present)
+        return 0;
+    char *end = nullptr;
+    const unsigned long n = std::strtoul(value, &end, 10);
+    return end != value && *end == '\0' ? n : 0;
+}
+
 // Local. Whether writes become visible to other ranks (and handles) only after MPI_File_sync, as
 // the built-in driver decides it: ROMIO's romio_visibility_immediate hint, overridden by
 // HDF5_DO_MPI_FILE_SYNC.
@@ -317,20 +330,30 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
         throw Error(ErrorKind::Mpi,
                     "MPI_File_open of '" + std::string(name) + "' failed: " + mpi_error_string(code));
     }
-    // Rank 0's size and the type of the file system the file lies on, in one broadcast (the type
-    // picks the storage class's defaults on every rank: settings/storage.hpp).
+    // Rank 0's size, the type of the file system the file lies on, the file's layout there and the
+    // cb_nodes hint asked for, in one broadcast (the type picks the storage class's defaults,
+    // settings/storage.hpp; the layout and the hint the aggregating route's windows and
+    // aggregators, file/file_layout.hpp: every rank plans with the same).
     MPI_Offset size = 0;
-    std::int64_t file_system = 0;
+    std::array<std::int64_t, 3 + kLayoutWords> rank0_words{};
     std::optional<Error> size_error;
     if (rank == 0)
         size_error = capture([&] {
             size = mpi_file_size(opened.fh);
-            file_system = file_system_magic(name);
+            rank0_words[1] = file_system_magic(name);
+            const std::optional<Info> reported = mpi_file_hints(opened.fh);
+            const auto layout = to_words(probe_layout(name, reported ? reported->get() : MPI_INFO_NULL));
+            std::copy(layout.begin(), layout.end(), rank0_words.begin() + 3);
+            rank0_words[2] = static_cast<std::int64_t>(requested_cb_nodes(requested.get()));
         });
-    std::array<std::int64_t, 2> rank0_words{size, file_system};
+    rank0_words[0] = size;
     bcast_from_rank0_agreeing(comm, rank0_words, size_error); // every rank has a handle: closed together
     size = static_cast<MPI_Offset>(rank0_words[0]);
     state->storage = resolve_storage_tuning(state->config, rank0_words[1]);
+    state->layout = apply_layout_keys(
+        layout_from_words(std::span<const std::int64_t, kLayoutWords>(rank0_words.data() + 3, kLayoutWords)),
+        state->config);
+    const auto cb_nodes = static_cast<std::size_t>(rank0_words[2]);
     // Collective (the same answer on every rank). Hints are advisory: a refusal is not an error.
     // MPI_File_set_info takes no MPI_INFO_NULL: a rank that requested nothing passes an empty info.
     if (open_dropped_hints(opened.fh)) {
@@ -372,8 +395,9 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
         state->comm.get(), state->rank, state->size, state->info.get(), state->storage.route,
         state->storage.read_overlap_limit, state->config.host_copies == HostCopies::On, state->read_only,
         state->sync_after_collective_write, &state->io, &state->independent, &state->failed_writes,
-        &state->extent, state->config.staging_buffer, state->config.window_cache,
-        state->storage.write_behind});
+        &state->extent, aggregation::window_for(state->config.staging_buffer, state->layout.unit),
+        state->config.window_cache, state->storage.write_behind, state->config.aggregators.value_or(0),
+        cb_nodes, state->layout.count_is_servers ? static_cast<std::size_t>(state->layout.count) : 0});
     file->state = state.release();
     return file.release();
 }
@@ -397,7 +421,10 @@ void close_file(File *file) {
         error = std::move(pending_error);
     if (state->config.stats == StatsMode::Summary) { // collective: every rank prints, whatever failed
         std::optional<Error> stats_error = capture([&] {
-            print_stats_summary(comm, state->rank, state->name, describe(state->storage), state->io.stats());
+            print_stats_summary(comm, state->rank, state->name,
+                                StatsHeader{describe(state->storage), describe(state->layout),
+                                            state->collective.describe_aggregation()},
+                                state->io.stats());
         });
         if (!error)
             error = std::move(stats_error);

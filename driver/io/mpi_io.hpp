@@ -175,6 +175,8 @@ public:
     void note_aggregation_buffer(std::uint64_t bytes) {
         stats_.aggregation_buffer_peak = std::max(stats_.aggregation_buffer_peak, bytes);
     }
+    // A window an aggregator moved with its own calls (or from its copies).
+    void count_aggregator_window() { ++stats_.aggregator_windows; }
     // A clock pair around a whole run-by-run operation instead of one per call (stats.hpp), when
     // the time is measured at all.
     IoTimer timer() { return IoTimer(stats_, timing_, clocked_); }

@@ -201,7 +201,16 @@ const std::vector<KeySpec> &key_table() {
              .meaning = "`auto` route of collective reads whose ranks' extents overlap (interleaved blocks, point selections): each rank still reads inside its own extent on its own when the extents add up to at most this many times the file range they cover together, so the file system serves at most that many times the bytes MPI collective I/O would read once and exchange; above it, MPI collective I/O. `1`: only disjoint extents, as for writes (a write never bridges another rank's bytes). Default: `4` (on shared storage `auto` reads through the aggregators: the limit does not apply there)"}, &Config::read_overlap_limit, 1, 65536),
         bytes_key("staging_buffer", {.values = "bytes, K/M/G suffix", .fallback = "4M", .on_local = "4M", .on_shared = "4M",
              .summary = "The largest buffer a rank stages its small byte runs in, and the most bytes an aggregator holds at once.",
-             .meaning = "largest buffer a rank's own transfer stages bytes in: many small byte runs become one MPI call per this many bytes (a run of 64 KiB or more moves with a call of its own, straight from or to the caller's memory); also the most bytes an aggregator of `collective_route=aggregate` holds at once"}, &Config::staging_buffer, true),
+             .meaning = "largest buffer a rank's own transfer stages bytes in: many small byte runs become one MPI call per this many bytes (a run of 64 KiB or more moves with a call of its own, straight from or to the caller's memory); also the most bytes an aggregator of `collective_route=aggregate` holds at once, rounded to whole stripe units of the file (`stripe_unit`)"}, &Config::staging_buffer, true),
+        bytes_key("stripe_unit", {.values = "bytes, K/M/G suffix", .fallback = "", .on_local = "the file system's", .on_shared = "the file system's",
+             .summary = "The unit the aggregating route cuts the file into, one writer per unit; unset: the file's layout as its file system reports it.",
+             .meaning = "the file's stripe (lock, block) unit as the aggregating route (`collective_route=aggregate`) uses it: an aggregator's window is a whole number of units (`staging_buffer` rounded down to them, at least one unit; units of a page or less, and above 64 MiB, leave the window at `staging_buffer`), and each window belongs to one aggregator by its file offset, the same at every transfer, so no two clients write one unit in a transfer and a unit keeps its writer from step to step. Unset: what rank 0 finds at open: CephFS's `ceph.file.layout`, Lustre's `lustre.lov`, the MPI-IO layer's `striping_unit` hint, else `st_blksize` (GPFS's block size). `stats=summary` prints the layout and where it came from"}, &Config::stripe_unit, true),
+        number_key("stripe_count", {.values = "servers, 1-65536", .fallback = "", .on_local = "the file system's", .on_shared = "the file system's",
+             .summary = "Over how many servers the file's stripes lie: the aggregators are then at most one per server, a divisor of it; unset: the file system's.",
+             .meaning = "the number of servers (object storage targets) the file's stripes go round, each locking its own stripes: with it, the aggregators are its largest divisor that the nodes (and the `cb_nodes` hint) allow, so that each server's stripes have one writer and every writer as many servers as the next. Unset: Lustre's `lustre.lov` stripe count or the MPI-IO layer's `striping_factor`; CephFS's count is reported but not followed (its objects take no extent locks)"}, &Config::stripe_count, 1, 65536),
+        number_key("aggregators", {.values = "ranks, 1-1048576", .fallback = "", .on_local = "one per node", .on_shared = "one per node",
+             .summary = "How many ranks aggregate on the aggregating route (more than one per node when more than the nodes); unset: one per node, fitted to the stripe count.",
+             .meaning = "the number of aggregator ranks of the aggregating route (`collective_route=aggregate`). Unset: one per node, fitted to the stripe count where the servers lock stripes (`stripe_count`), and at most the `cb_nodes` hint when the application gives one (as a FAPL hint or `hint.cb_nodes=`). Set: that many (at most the ranks and the `cb_nodes` hint), spread over the nodes in turn (the lowest rank of each node first, then the next). `stats=summary` prints the aggregators chosen"}, &Config::aggregators, 1, 1u << 20),
         bytes_key("window_cache", {.values = "bytes, K/M/G suffix", .fallback = "16M", .on_local = "16M", .on_shared = "16M",
              .summary = "Bytes an aggregator keeps of its last collective transfers to answer rereads of the same bytes; `0` turns it off.",
              .meaning = "the aggregating route (`collective_route=aggregate`, the default on shared storage): the most bytes an aggregator keeps of the windows of its last collective transfers, to answer a collective read of the same bytes without reading the file (the library reads a compound dataset's records back before it writes each field, and again for each field it reads). Any rank's write, resize, sync or flush drops every aggregator's copy at the next collective transfer, a write transfer replaces it; once the application has the file's MPI handle (`H5Fget_vfd_handle`) the file keeps no copies (from its next collective call on), and bytes written through it are seen after `H5Fflush`. `0`: off; also off with `host_copies=off`. `stats=summary` counts the windows it answered"}, &Config::window_cache, false),
@@ -244,6 +253,14 @@ void apply_hint(Config &config, const std::string &key, const std::string &value
 }
 
 } // namespace
+
+std::string bytes_text(std::uint64_t n) {
+    if (n != 0 && n % (std::uint64_t{1} << 20) == 0)
+        return std::to_string(n >> 20) + "M";
+    if (n != 0 && n % 1024 == 0)
+        return std::to_string(n >> 10) + "K";
+    return std::to_string(n);
+}
 
 std::string config_keys_help() {
     std::string out;

@@ -69,6 +69,13 @@ struct Config {
     // 1: only disjoint extents, as for writes.
     // Unset: the storage class's default.
     std::optional<unsigned> read_overlap_limit;
+    // The file's layout as the aggregating route cuts it (file/file_layout.hpp); unset: the
+    // storage's own (layout xattrs, the MPI-IO layer's striping hints, st_blksize).
+    std::optional<std::size_t> stripe_unit;
+    std::optional<unsigned> stripe_count;
+    // How many ranks aggregate (collective/aggregation.hpp, aggregator_count); unset: one per
+    // node, fitted to the stripe count where the servers lock stripes, at most the cb_nodes hint.
+    std::optional<unsigned> aggregators;
     StorageChoice storage = StorageChoice::Auto;
     // Independent writes of many small runs as one call through the rank's own file view
     // (mpi_io.hpp, independent_plan.hpp).
@@ -121,6 +128,9 @@ std::string config_default_text();
 
 // The configuration's name of a route policy ("auto", "collective", "independent", "aggregate").
 std::string route_name(CollectiveRoute route);
+
+// Bytes as the configuration writes them: "4M", "64K", or a plain number.
+std::string bytes_text(std::uint64_t n);
 
 // 64-bit FNV-1a hash (used to compare canonical configurations across ranks).
 std::uint64_t fnv1a(const std::string &text);

@@ -22,7 +22,7 @@ template <class T> std::vector<T *> fields_of(Stats &s) {
 
 } // namespace
 
-void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, const std::string &storage,
+void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, const StatsHeader &header,
                          const Stats &mine) {
     // Counters are summed over ranks, times take the maximum (the slowest rank).
     Stats local = mine, total{};
@@ -53,7 +53,9 @@ void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, 
     std::fprintf(stderr,
                  "mpiio stats: %s (mpiio-vfd %s, %d ranks; counts summed over ranks, times: slowest rank)\n",
                  file_name.c_str(), MPIIO_VFD_VERSION, size);
-    std::fprintf(stderr, "  storage: %s\n", storage.c_str());
+    std::fprintf(stderr, "  storage: %s\n", header.storage.c_str());
+    std::fprintf(stderr, "  layout: %s\n", header.layout.c_str());
+    std::fprintf(stderr, "  aggregators: %s\n", header.aggregators.c_str());
 #define MPIIO_PRINT_FIELD(type, name, description)                                                           \
     if constexpr (std::is_same_v<type, double>)                                                              \
         std::fprintf(stderr, "  %-22s %14.6f  %s\n", #name, static_cast<double>(total.name), description);   \

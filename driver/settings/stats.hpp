@@ -46,9 +46,16 @@ private:
     Clock::time_point start_{};
 };
 
+// What stats=summary says of the file before its counters, one line each (rank 0's).
+struct StatsHeader {
+    std::string storage;     // the storage class in effect (settings/storage.hpp, describe)
+    std::string layout;      // the file's stripes (file/file_layout.hpp, describe)
+    std::string aggregators; // the aggregating route's (CollectiveEngine::describe_aggregation)
+};
+
 // Collective: sums the counters over `comm` (times: maximum) and, on rank 0, writes one summary
-// block for `file_name` to stderr, with the storage class in effect (`storage`, one line).
-void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, const std::string &storage,
+// block for `file_name` to stderr, the header's lines first.
+void print_stats_summary(MPI_Comm comm, int rank, const std::string &file_name, const StatsHeader &header,
                          const Stats &mine);
 
 } // namespace mpiio

@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace mpiio {
 namespace {
@@ -16,8 +18,22 @@ struct KnownFileSystem {
     bool in_memory = false; // the file's bytes live in memory: MPI_File_sync has no device to flush
 };
 
+constexpr std::int64_t kFuseMagic = 0x65735546;
+// FUSE mounts all report FUSE's magic: the mount table's type names the daemon ("fuse.ceph-fuse"),
+// and such a type gets a number of the driver's own, above every 32-bit magic.
+constexpr std::int64_t kFuseSubtype = std::int64_t{1} << 32;
+struct FuseSubtype {
+    const char *mount_type; // the mount table's type after "fuse."
+    std::int64_t code;
+};
+constexpr std::array<FuseSubtype, 3> kFuseSubtypes{{
+    {"ceph-fuse", kFuseSubtype + 1},
+    {"glusterfs", kFuseSubtype + 2},
+    {"dfuse", kFuseSubtype + 3},
+}};
+
 // clang-format off
-constexpr std::array<KnownFileSystem, 27> kKnown{{
+constexpr std::array<KnownFileSystem, 30> kKnown{{
     // In memory and on local disks: a call costs microseconds.
     {0x01021994, "tmpfs", StorageClass::Local, true},
     {0x858458f6, "ramfs", StorageClass::Local, true},
@@ -36,6 +52,10 @@ constexpr std::array<KnownFileSystem, 27> kKnown{{
     {0x517B, "smb", StorageClass::Shared},         {0x01021997, "9p", StorageClass::Shared},
     {0x5346414F, "afs", StorageClass::Shared},     {0x73757245, "coda", StorageClass::Shared},
     {0x7461636F, "ocfs2", StorageClass::Shared},   {0x01161970, "gfs2", StorageClass::Shared},
+    // FUSE daemons the mount table names (kFuseSubtypes).
+    {kFuseSubtype + 1, "cephfs (ceph-fuse)", StorageClass::Shared},
+    {kFuseSubtype + 2, "glusterfs (fuse)", StorageClass::Shared},
+    {kFuseSubtype + 3, "daos (dfuse)", StorageClass::Shared},
 }};
 // clang-format on
 
@@ -46,25 +66,63 @@ const KnownFileSystem *known(std::int64_t magic) {
     return nullptr;
 }
 
-std::string bytes_text(std::size_t n) {
-    if (n != 0 && n % (std::size_t{1} << 20) == 0)
-        return std::to_string(n >> 20) + "M";
-    if (n != 0 && n % 1024 == 0)
-        return std::to_string(n >> 10) + "K";
-    return std::to_string(n);
+// A mount table path with its octal escapes ("\040" for a blank) undone.
+std::string unescaped(const std::string &text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\\' && i + 3 < text.size()) {
+            out += static_cast<char>(std::stoi(text.substr(i + 1, 3), nullptr, 8));
+            i += 3;
+        } else {
+            out += text[i];
+        }
+    }
+    return out;
 }
 
 } // namespace
 
+std::int64_t fuse_code_from_mount_table(std::istream &table, const std::string &path) {
+    std::string line, best_type;
+    std::size_t best_length = 0;
+    while (std::getline(table, line)) {
+        std::istringstream fields(line);
+        std::string id, parent, device, root, mount_point, word;
+        fields >> id >> parent >> device >> root >> mount_point;
+        while (fields >> word && word != "-") {
+        }
+        std::string type;
+        fields >> type;
+        const std::string point = unescaped(mount_point);
+        const bool inside = path == point || (path.compare(0, point.size(), point) == 0 &&
+                                              (point == "/" || path[point.size()] == '/'));
+        if (inside && point.size() >= best_length) { // (the later of two mounts on one point is on top)
+            best_length = point.size();
+            best_type = type;
+        }
+    }
+    for (const FuseSubtype &t : kFuseSubtypes)
+        if (best_type == std::string("fuse.") + t.mount_type)
+            return t.code;
+    return kFuseMagic;
+}
+
 std::int64_t file_system_magic(const std::string &path) {
     struct statfs st {};
-    if (::statfs(path.c_str(), &st) == 0)
-        return static_cast<std::int64_t>(static_cast<std::uint32_t>(st.f_type));
     std::error_code ec;
-    const std::filesystem::path parent = std::filesystem::absolute(path, ec).parent_path();
-    if (!ec && ::statfs(parent.c_str(), &st) == 0)
-        return static_cast<std::int64_t>(static_cast<std::uint32_t>(st.f_type));
-    return 0;
+    std::filesystem::path asked = std::filesystem::weakly_canonical(path, ec);
+    if (ec)
+        asked = path;
+    if (::statfs(asked.c_str(), &st) != 0) {
+        asked = asked.parent_path();
+        if (::statfs(asked.c_str(), &st) != 0)
+            return 0;
+    }
+    const auto magic = static_cast<std::int64_t>(static_cast<std::uint32_t>(st.f_type));
+    if (magic != kFuseMagic)
+        return magic;
+    std::ifstream table("/proc/self/mountinfo"); // (this process's mount namespace)
+    return fuse_code_from_mount_table(table, asked.string());
 }
 
 StorageClass storage_class_of(std::int64_t magic) {

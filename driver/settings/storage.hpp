@@ -4,15 +4,17 @@
 // network or FUSE file system a round trip to a server (hundreds of microseconds), so there a call
 // is worth tens of KiB of bytes instead of a few.
 //
-// Rank 0 asks the operating system for the file system's type (statfs) once per open; its magic
-// number reaches every rank with the open's broadcast, and every rank derives the class from it
-// alone (a pure function), so all ranks choose the same defaults.
+// Rank 0 asks the operating system for the file system's type (statfs) once per open (for a FUSE
+// mount, which all report one magic number, the mount table's type names the daemon: CephFS's
+// ceph-fuse, GlusterFS, DAOS's dfuse); that number reaches every rank with the open's broadcast, and every
+// rank derives the class from it alone (a pure function), so all ranks choose the same defaults.
 #pragma once
 
 #include "settings/config.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <istream>
 #include <string>
 
 namespace mpiio {
@@ -23,8 +25,14 @@ enum class StorageClass {
 };
 
 // Independent. The file system type (statfs f_type) of `path`, or of its directory when `path`
-// does not exist (yet); 0 when neither can be asked.
+// does not exist (yet); 0 when neither can be asked. A FUSE mount whose daemon the mount table
+// names gets a number of the driver's own (above 32 bits), so that stats=summary names it.
 std::int64_t file_system_magic(const std::string &path);
+
+// Pure. The code of the FUSE daemon serving `path` (an absolute, canonical path) by the mount
+// table `table` (/proc/self/mountinfo's format: the longest mount point that holds the path, its
+// type after " - "), or FUSE's magic number when the daemon is not one the driver names.
+std::int64_t fuse_code_from_mount_table(std::istream &table, const std::string &path);
 
 // The class of a file system by its type; an unknown type (0 included) counts as local, the class
 // the defaults were first measured on.

@@ -110,11 +110,86 @@ TEST(Aggregation, EveryByteGoesToTheWindowThatHoldsIt) {
     }
 }
 
-TEST(Aggregation, OneAggregatorPerNodeAtMostTheLimit) {
-    const std::vector<int> leaders{1, 0, 0, 1, 0, 1, 0, 1};
-    EXPECT_EQ(choose_aggregators(leaders, 0), (std::vector<int>{0, 3, 5, 7}));
-    EXPECT_EQ(choose_aggregators(leaders, 2), (std::vector<int>{0, 5}));
-    EXPECT_EQ(choose_aggregators(std::vector<int>{0, 0}, 0), (std::vector<int>{0}));
+// A window's owner is its index in the file modulo the aggregators, whatever range a transfer
+// covers: two time steps that move different ranges give a stripe the same writer.
+TEST(Aggregation, AWindowsOwnerIsFixedByItsFileOffset) {
+    mpiio_test::XorShift next(0x9e3779b97f4a7c15ULL);
+    static char memory[1 << 16];
+    for (int trial = 0; trial < 2000; ++trial) {
+        const std::uint64_t window = 1 + next(4096), lo = next(1 << 20), len = 1 + next(sizeof memory);
+        const std::size_t aggregators = 1 + next(7);
+        const Plan p = make_plan(lo, lo + len, aggregators, window);
+        ASSERT_EQ(p.base % (aggregators * window), 0u) << "rounds start at a multiple of A windows";
+        const std::vector<Segment> segments{{lo, memory, len}};
+        for (const Taken &t : take_all(p, segments))
+            ASSERT_EQ(t.owner, (t.piece.addr / window) % aggregators)
+                << "trial " << trial << ": window " << t.piece.addr / window << " of " << aggregators;
+    }
+}
+
+TEST(Aggregation, WindowsAreWholeStripeUnits) {
+    struct Row {
+        std::uint64_t staging, unit, window;
+    };
+    constexpr std::uint64_t K = 1024, M = 1024 * K;
+    for (const Row &row : std::vector<Row>{
+             {4 * M, 0, 4 * M},       // no unit known: the staging buffer
+             {4 * M, 4096, 4 * M},    // a page: a multiple already
+             {4 * M, M, 4 * M},       // Lustre's 1 MiB stripes
+             {4 * M, 3 * M, 3 * M},   // rounded down to whole units
+             {4 * M, 16 * M, 16 * M}, // a GPFS block larger than the buffer: one unit
+             {4 * M, 64 * M, 64 * M}, // the largest unit a window takes
+             {4 * M, 128 * M, 4 * M}, // larger: not worth an aggregator's memory
+             {256, 65536, 65536},     // a tiny buffer still writes whole units
+             {256, 4096, 256},        // a page is no lock unit (local disks, tmpfs)
+             {5000, 1, 5000},         // nor is a byte
+         }) {
+        SCOPED_TRACE(testing::Message() << "staging " << row.staging << ", unit " << row.unit);
+        EXPECT_EQ(window_for(row.staging, row.unit), row.window);
+    }
+}
+
+TEST(Aggregation, AggregatorCountFollowsNodesHintsAndServers) {
+    struct Row {
+        std::size_t nodes, ranks, asked, cb_nodes, servers, count;
+        const char *why;
+    };
+    for (const Row &row : std::vector<Row>{
+             {1, 4, 0, 0, 0, 1, "one node: one aggregator"},
+             {4, 64, 0, 0, 0, 4, "one per node"},
+             {4, 64, 0, 2, 0, 2, "cb_nodes caps it"},
+             {4, 64, 0, 8, 0, 4, "cb_nodes above the nodes: one per node"},
+             {4, 64, 8, 0, 0, 8, "asked: more than one per node"},
+             {4, 64, 8, 3, 0, 3, "cb_nodes caps what was asked"},
+             {4, 3, 8, 0, 0, 3, "at most the ranks"},
+             {100, 6400, 0, 0, 8, 8, "100 nodes over 8 servers: one writer per server"},
+             {6, 48, 0, 0, 8, 4, "6 nodes over 8 servers: the largest divisor of 8"},
+             {3, 12, 0, 0, 1, 1, "one server: one writer"},
+             {16, 64, 0, 4, 8, 4, "cb_nodes first, then the divisor rule"},
+             {16, 64, 12, 0, 8, 12, "asked wins over the servers' rule"},
+             {0, 0, 0, 0, 0, 1, "never none"},
+         }) {
+        SCOPED_TRACE(row.why);
+        EXPECT_EQ(aggregator_count(row.nodes, row.ranks, row.asked, row.cb_nodes, row.servers), row.count);
+    }
+}
+
+TEST(Aggregation, AggregatorsSpreadOverTheNodes) {
+    // node_of[r]: the lowest rank of rank r's node. Ranks by node (0-3, 4-7) and round robin.
+    const std::vector<int> by_node{0, 0, 0, 0, 4, 4, 4, 4};
+    const std::vector<int> round_robin{0, 1, 0, 1, 0, 1, 0, 1};
+    EXPECT_EQ(choose_aggregators(by_node, 2), (std::vector<int>{0, 4}));
+    EXPECT_EQ(choose_aggregators(by_node, 1), (std::vector<int>{0}));
+    EXPECT_EQ(choose_aggregators(by_node, 4), (std::vector<int>{0, 1, 4, 5})) << "then each node's next rank";
+    EXPECT_EQ(choose_aggregators(by_node, 3), (std::vector<int>{0, 1, 4}));
+    EXPECT_EQ(choose_aggregators(round_robin, 2), (std::vector<int>{0, 1}));
+    EXPECT_EQ(choose_aggregators(round_robin, 4), (std::vector<int>{0, 1, 2, 3}));
+    EXPECT_EQ(choose_aggregators(by_node, 99), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}))
+        << "at most every rank";
+    const std::vector<int> four_nodes{0, 1, 2, 3, 0, 1, 2, 3};
+    EXPECT_EQ(choose_aggregators(four_nodes, 2), (std::vector<int>{0, 2}))
+        << "spread, not the first two nodes";
+    EXPECT_EQ(choose_aggregators(std::vector<int>{}, 3), (std::vector<int>{0}));
 }
 
 TEST(Aggregation, PiecesMergeIntoSortedRuns) {

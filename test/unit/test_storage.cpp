@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <sstream>
 #include <string>
 
 using mpiio::Config;
@@ -31,6 +32,30 @@ TEST(StorageClass, OfThisMachinesDirectories) {
     EXPECT_EQ(mpiio::file_system_magic("/dev/shm"), kTmpfs);
     EXPECT_EQ(mpiio::file_system_magic("/dev/shm/no-such-file-here.h5"), kTmpfs);
     EXPECT_EQ(mpiio::file_system_magic("/no-such-directory/x.h5"), 0);
+}
+
+// FUSE mounts all report one magic number: the mount table names the daemon, so CephFS's and
+// GlusterFS's clients are told apart (and from other FUSE file systems, still shared storage).
+TEST(StorageClass, FuseDaemonsByTheMountTable) {
+    const std::string table =
+        "22 1 0:21 / / rw,relatime - ext4 /dev/vda rw\n"
+        "40 22 0:40 / /mnt/cephfs/c1 rw,nosuid - fuse.ceph-fuse ceph-fuse rw,user_id=0\n"
+        "41 22 0:41 / /mnt/cephfs/c2 rw,nosuid - fuse.ceph-fuse ceph-fuse rw,user_id=0\n"
+        "42 22 0:42 / /tmp/g\\040vol rw - fuse.glusterfs 10.0.0.1:/v rw\n"
+        "43 22 0:43 / /mnt/other rw shared:7 - fuse.sshfs host: rw\n"
+        "44 40 0:44 / /mnt/cephfs/c1/sub rw - tmpfs tmpfs rw\n";
+    auto code = [&](const char *path) {
+        std::istringstream in(table);
+        return mpiio::fuse_code_from_mount_table(in, path);
+    };
+    EXPECT_EQ(mpiio::file_system_name(code("/mnt/cephfs/c1/x.h5")), "cephfs (ceph-fuse)");
+    EXPECT_EQ(mpiio::file_system_name(code("/mnt/cephfs/c2")), "cephfs (ceph-fuse)");
+    EXPECT_EQ(mpiio::file_system_name(code("/tmp/g vol/d/x.h5")), "glusterfs (fuse)") << "escaped blank";
+    EXPECT_EQ(code("/mnt/other/x.h5"), kFuse) << "an unnamed daemon stays FUSE";
+    EXPECT_EQ(code("/mnt/cephfs/c10/x.h5"), kFuse) << "c1 is not a prefix of c10's path";
+    EXPECT_EQ(code("/mnt/cephfs/c1/sub/x.h5"), kFuse) << "the deepest mount holds the path";
+    for (const char *path : {"/mnt/cephfs/c1/x.h5", "/tmp/g vol/x"})
+        EXPECT_EQ(mpiio::storage_class_of(code(path)), StorageClass::Shared) << path;
 }
 
 TEST(StorageTuning, DefaultsFollowTheClass) {

@@ -7,7 +7,8 @@
 // does not leave the others waiting: every rank goes through every round, and one agreement at
 // the end fails the transfer on every rank. A deferred write (write_behind.hpp) keeps the windows
 // in the aggregators' memory instead, and every rank a copy of its own part.
-#include "collective/aggregation.hpp"
+#include "aggregate/aggregation.hpp"
+#include "aggregate/sparse_exchange.hpp"
 #include "collective/collective_engine.hpp"
 
 #include <algorithm>
@@ -58,9 +59,10 @@ MPI_Aint absolute_address(const aggregation::Group &g) {
     return address;
 }
 
-// The tag of the aggregating route's point-to-point data messages on the file's communicator (the
-// library's own messages there use other tags; every message is received within its round).
-constexpr int kDataTag = 0x6d70;
+// The tags of the aggregating route's point-to-point messages on the file's communicator: the
+// pieces' descriptions (sparse_exchange.hpp) and the bytes (the library's own messages there use
+// other tags; every message of a transfer is received before its closing agreement).
+constexpr int kDataTag = 0x6d70, kPiecesTag = 0x6d71;
 
 } // namespace
 
@@ -102,39 +104,36 @@ std::string CollectiveEngine::describe_aggregation() const {
            ", each window's owner fixed by its offset";
 }
 
-// Local to an aggregator (its receives of one write round, which every sender's MPI_Isend
+// Local to an aggregator (its receives of one write window, which every sender's MPI_Isend
 // matches). Pieces of different ranks overlap (bytes several ranks write in one transfer, which MPI
 // leaves undefined: the highest rank's are kept), so they cannot land in the window in one go: a
-// batch of consecutive ranks at a time is received into a staging buffer of at most a window (or of
-// one rank's pieces, when those alone are more), then copied into place in rank order. The window
-// and the staging buffer are all the aggregator holds, whatever the ranks send.
-template <class GroupsFrom>
+// batch of consecutive senders at a time is received into a staging buffer of at most a window (or
+// of one rank's pieces, when those alone are more), then copied into place in rank order. The
+// window and the staging buffer are all the aggregator holds, whatever the ranks send.
 void CollectiveEngine::receive_batches(char *window, std::uint64_t window_lo, std::uint64_t received,
-                                       std::span<const int> recv_words, GroupsFrom &&groups_from) {
-    const auto ranks = recv_words.size();
-    auto bytes_of = [&](std::size_t r) {
+                                       const aggregation::WindowPieces &pieces) {
+    using Sender = aggregation::WindowPieces::Sender;
+    auto bytes_of = [&](const Sender &s) {
         std::uint64_t n = 0;
-        for (const aggregation::Group &g : groups_from(r))
+        for (const aggregation::Group &g : pieces.groups_of(s))
             n += g.count * g.len;
         return n;
     };
     std::uint64_t largest = 0;
-    for (std::size_t r = 0; r < ranks; ++r)
-        if (recv_words[r] != 0)
-            largest = std::max(largest, bytes_of(r));
+    for (const Sender &s : pieces.senders)
+        largest = std::max(largest, bytes_of(s));
     const std::uint64_t limit = std::max<std::uint64_t>(ctx_.aggregation_window, largest);
     staging_bytes_ = std::min(received, limit);
     char *stage = staging_.at_least(staging_bytes_);
-    std::size_t r = 0;
-    while (r < ranks) {
-        const std::size_t first = r;
+    std::size_t i = 0;
+    while (i < pieces.senders.size()) {
+        const std::size_t first = i;
         std::uint64_t batch = 0;
         std::vector<Datatype> types;
         std::vector<MPI_Request> receives;
-        for (; r < ranks; ++r) {
-            if (recv_words[r] == 0)
-                continue;
-            const std::uint64_t n = bytes_of(r);
+        for (; i < pieces.senders.size(); ++i) {
+            const Sender &s = pieces.senders[i];
+            const std::uint64_t n = bytes_of(s);
             if (batch != 0 && batch + n > limit)
                 break;
             // a rank's pieces follow one another in the staging buffer, in the order they are sent
@@ -144,24 +143,32 @@ void CollectiveEngine::receive_batches(char *window, std::uint64_t window_lo, st
                 next += static_cast<MPI_Aint>(g.count * g.len);
                 return at;
             };
-            types.push_back(groups_type(groups_from(r), packed, false, true));
+            types.push_back(groups_type(pieces.groups_of(s), packed, false, true));
             receives.emplace_back();
-            check_mpi(MPI_Irecv(stage + batch, 1, types.back().get(), static_cast<int>(r), kDataTag,
-                                ctx_.comm, &receives.back()),
+            check_mpi(MPI_Irecv(stage + batch, 1, types.back().get(), s.rank, kDataTag, ctx_.comm,
+                                &receives.back()),
                       "MPI_Irecv (aggregation data, overlapping pieces)");
             batch += n;
         }
         check_mpi(MPI_Waitall(static_cast<int>(receives.size()), receives.data(), MPI_STATUSES_IGNORE),
                   "MPI_Waitall (aggregation data, overlapping pieces)");
         const char *piece = stage;
-        for (std::size_t q = first; q < r; ++q)
-            for (const aggregation::Group &g : groups_from(q))
+        for (std::size_t q = first; q < i; ++q)
+            for (const aggregation::Group &g : pieces.groups_of(pieces.senders[q]))
                 for (std::uint64_t k = 0; k < g.count; ++k, piece += g.len)
                     std::memmove(window + (g.addr + k * g.stride - window_lo), piece, g.len);
     }
 }
 
-// Collective. Moves every rank's request through the aggregators, window by window.
+// Collective. Moves every rank's request through the aggregators, window by window:
+//   1. each rank cuts its segments into the windows it has bytes in (aggregation::cut_into_batches)
+//      and tells each aggregator it has bytes for, once, which pieces of which windows
+//      (sparse_exchange: one message per such aggregator and one barrier, nothing per rank count);
+//   2. it posts its side of the bytes at once, from or into its own memory: a write's MPI_Isend
+//      per window, a read's MPI_Irecv per window;
+//   3. each aggregator takes its windows in file order (those no rank has a byte of never come
+//      up): receives the window's pieces, writes it; or reads it and sends the pieces back;
+//   4. every rank waits for its own side, then one agreement.
 void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint64_t lo, std::uint64_t hi,
                                        haddr_t unwritten_from, const TransferShape &shape, bool defer) {
     MpiIo &io = *ctx_.io;
@@ -192,69 +199,61 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
     // one callback on every rank), so the aggregator's own flag stands for the window's; an
     // aggregator with no part of its own cannot tell, and opens no handle of its own either.
     const bool metadata = mine.metadata() || mine.empty();
-    aggregation::SegmentCursor cursor(segments_);
-    const auto ranks = static_cast<std::size_t>(ctx_.size);
-    std::vector<int> send_words(ranks), recv_words(ranks), send_word_at(ranks), recv_word_at(ranks);
-    std::vector<int> zeros(ranks, 0);
-    std::vector<MPI_Datatype> send_types(ranks, MPI_BYTE), recv_types(ranks, MPI_BYTE);
-    std::vector<int> send_counts(ranks), recv_counts(ranks);
     std::optional<Error> error;
     if (dir == Direction::Write)
-        window_cache_.clear(); // (what it writes replaces it, round by round)
+        window_cache_.clear(); // (what it writes replaces it, window by window)
     // A deferred write: this rank's copy of its own part (without the memory, it writes the part
     // itself after the agreement), and no kept window counted as this transfer's yet.
     const bool own_kept = defer && write_behind_.keep_own(segments_);
     if (defer)
         write_behind_.begin_transfer();
 
-    for (std::uint64_t round = 0; round < plan.rounds; ++round) {
-        // This rank's pieces of the round, grouped by aggregator (ascending: the cursor's order)
-        // and, within each, by strides.
-        std::vector<std::vector<aggregation::Group>> to(aggs.size());
-        cursor.take_round(plan, round, [&](std::size_t owner, const aggregation::Segment &s) {
-            aggregation::append_grouped(to[owner], s);
-        });
-        std::fill(send_words.begin(), send_words.end(), 0);
-        staging_bytes_ = 0;
-        std::vector<std::int64_t> send_desc;
-        for (std::size_t a = 0; a < aggs.size(); ++a) {
-            send_words[static_cast<std::size_t>(aggs[a])] =
-                static_cast<int>(aggregation::kGroupWords * to[a].size());
-            for (const aggregation::Group &g : to[a])
-                send_desc.insert(send_desc.end(),
-                                 {static_cast<std::int64_t>(g.addr), static_cast<std::int64_t>(g.len),
-                                  static_cast<std::int64_t>(g.stride), static_cast<std::int64_t>(g.count)});
-        }
-        // Their descriptions, so that each aggregator knows where every byte goes.
-        check_mpi(MPI_Alltoall(send_words.data(), 1, MPI_INT, recv_words.data(), 1, MPI_INT, ctx_.comm),
-                  "MPI_Alltoall (aggregation piece counts)");
-        int send_total = 0, recv_total = 0;
-        for (std::size_t r = 0; r < ranks; ++r) {
-            send_word_at[r] = send_total;
-            recv_word_at[r] = recv_total;
-            send_total += send_words[r];
-            recv_total += recv_words[r];
-        }
-        std::vector<std::int64_t> recv_desc(static_cast<std::size_t>(recv_total));
-        check_mpi(MPI_Alltoallv(send_desc.data(), send_words.data(), send_word_at.data(), MPI_INT64_T,
-                                recv_desc.data(), recv_words.data(), recv_word_at.data(), MPI_INT64_T,
-                                ctx_.comm),
-                  "MPI_Alltoallv (aggregation pieces)");
-        io.count_collective_call();
-        io.count_collective_call();
-        // The groups received, in rank order (rank r's start at recv_word_at[r] / kGroupWords).
-        std::vector<aggregation::Group> from;
-        for (std::size_t w = 0; w + aggregation::kGroupWords <= recv_desc.size();
-             w += aggregation::kGroupWords)
-            from.push_back({static_cast<std::uint64_t>(recv_desc[w]),
-                            static_cast<std::uint64_t>(recv_desc[w + 1]),
-                            static_cast<std::uint64_t>(recv_desc[w + 2]),
-                            static_cast<std::uint64_t>(recv_desc[w + 3]), nullptr, 0});
+    // 1. This rank's pieces by window, and what each aggregator learns of them.
+    const std::vector<aggregation::Batch> batches = aggregation::cut_into_batches(plan, segments_);
+    std::vector<WordMessage> outgoing;
+    {
+        std::vector<std::vector<std::int64_t>> words(aggs.size());
+        for (const aggregation::Batch &b : batches)
+            aggregation::describe_batch(b, words[b.aggregator]);
+        for (std::size_t a = 0; a < aggs.size(); ++a)
+            if (!words[a].empty())
+                outgoing.push_back({aggs[a], std::move(words[a])});
+    }
+    const std::vector<WordMessage> incoming = sparse_exchange(ctx_.comm, outgoing, kPiecesTag);
+    io.count_collective_call(); // (its barrier)
+    std::vector<aggregation::WindowPieces> windows;
+    if (aggregator) {
+        std::vector<aggregation::SenderWords> senders;
+        for (const WordMessage &m : incoming)
+            senders.push_back({m.rank, m.words});
+        windows = aggregation::windows_from(senders);
+    }
 
-        // The aggregator's window: the span of the pieces it received, in its own buffer. Pieces
-        // of different ranks that overlap (a write of the same bytes by two ranks, which MPI
-        // leaves undefined) may not land in one receive buffer: they are received one after the
-        // other behind the window and copied into it in rank order, the highest rank's last.
+    // 2. This rank's side of the bytes, from or into its own memory (absolute addresses, from
+    // MPI_BOTTOM), a message per window in file order: the order its aggregator takes them in.
+    std::vector<Datatype> own_types;
+    std::vector<MPI_Request> own_requests(batches.size(), MPI_REQUEST_NULL);
+    own_types.reserve(batches.size());
+    for (std::size_t i = 0; i < batches.size(); ++i) {
+        own_types.push_back(groups_type(batches[i].groups, absolute_address, true, false));
+        const int to = aggs[batches[i].aggregator];
+        if (dir == Direction::Write)
+            check_mpi(
+                MPI_Isend(MPI_BOTTOM, 1, own_types.back().get(), to, kDataTag, ctx_.comm, &own_requests[i]),
+                "MPI_Isend (aggregation data)");
+        else
+            check_mpi(
+                MPI_Irecv(MPI_BOTTOM, 1, own_types.back().get(), to, kDataTag, ctx_.comm, &own_requests[i]),
+                "MPI_Irecv (aggregation data)");
+    }
+
+    // 3. The aggregator's windows.
+    for (const aggregation::WindowPieces &pieces : windows) {
+        const std::vector<aggregation::Group> &from = pieces.groups;
+        // The window: the span of the pieces received, in the aggregator's own buffer. Pieces of
+        // different ranks that overlap (a write of the same bytes by two ranks, which MPI leaves
+        // undefined) may not land in one receive buffer: they are received one batch of senders
+        // after the other and copied into it in rank order, the highest rank's last.
         std::uint64_t window_lo = UINT64_MAX, window_hi = 0, received = 0, covered = 0;
         for (const aggregation::Group &g : from) {
             window_lo = std::min(window_lo, g.addr);
@@ -267,36 +266,9 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
         const bool reorder = dir == Direction::Write && received > covered;
         const std::uint64_t span = received == 0 ? 0 : window_hi - window_lo;
         char *window = received == 0 ? nullptr : window_.at_least(span);
-
-        // Datatypes: this rank's memory for each aggregator it sends to (absolute addresses, from
-        // MPI_BOTTOM), and the window's places for each rank it receives from.
-        std::vector<Datatype> owned;
-        std::fill(send_counts.begin(), send_counts.end(), 0);
-        std::fill(recv_counts.begin(), recv_counts.end(), 0);
-        std::fill(send_types.begin(), send_types.end(), MPI_BYTE);
-        std::fill(recv_types.begin(), recv_types.end(), MPI_BYTE);
-        for (std::size_t a = 0; a < aggs.size(); ++a) {
-            if (to[a].empty())
-                continue;
-            owned.push_back(groups_type(to[a], absolute_address, true, false));
-            send_types[static_cast<std::size_t>(aggs[a])] = owned.back().get();
-            send_counts[static_cast<std::size_t>(aggs[a])] = 1;
-        }
-        auto groups_from = [&](std::size_t r) {
-            return std::span<const aggregation::Group>(
-                from.data() + recv_word_at[r] / aggregation::kGroupWords,
-                static_cast<std::size_t>(recv_words[r]) / aggregation::kGroupWords);
-        };
         auto in_window = [&](const aggregation::Group &g) {
             return static_cast<MPI_Aint>(g.addr - window_lo);
         };
-        for (std::size_t r = 0; r < ranks && !reorder; ++r) { // (reordered rounds: receive_batches)
-            if (recv_words[r] == 0)
-                continue;
-            owned.push_back(groups_type(groups_from(r), in_window, false, false));
-            recv_types[r] = owned.back().get();
-            recv_counts[r] = 1;
-        }
 
         // The window's bytes as runs of the independent engine (touching pieces merged).
         runs_.clear();
@@ -304,11 +276,11 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
             runs_.push_back(Run{range.lo, static_cast<std::size_t>(range.hi - range.lo),
                                 window + (range.lo - window_lo)});
         auto move_window = [&] {
-            if (!aggregator || error || runs_.empty())
+            if (error || runs_.empty())
                 return;
             io.count_aggregator_window();
             if (dir == Direction::Read && write_behind_.active()) { // (a read of the deferred bytes)
-                if (write_behind_.serve(round, runs_)) {
+                if (write_behind_.serve(pieces.round, runs_)) {
                     io.count_cached_read(covered);
                     return;
                 }
@@ -324,11 +296,8 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
             if (defer) {
                 bool kept = false;
                 std::optional<Error> e = capture([&] {
-                    std::vector<std::size_t> ranks_from(ranks + 1, from.size());
-                    for (std::size_t r = 0; r < ranks; ++r)
-                        ranks_from[r] = static_cast<std::size_t>(recv_word_at[r]) / aggregation::kGroupWords;
-                    kept = keep_deferred_window(round, window_lo, window, span, from, ranges, ranks_from,
-                                                unwritten_from, error);
+                    kept = keep_deferred_window(pieces.round, window_lo, window, span, from, ranges,
+                                                pieces.rank_of_groups(), unwritten_from, error);
                 });
                 if (!error)
                     error = std::move(e);
@@ -341,51 +310,44 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
             if (!error)
                 window_cache_.keep(runs_);
         };
-        if (dir == Direction::Write) {
-            // Point to point: every rank sends its pieces for each aggregator from its own memory;
-            // an aggregator receives every rank's into the window at their places, or, when pieces
-            // of different ranks overlap, a batch of ranks at a time through a staging buffer
-            // (receive_batches), so that it never holds more than two windows.
-            std::vector<MPI_Request> sends;
-            for (std::size_t a = 0; a < aggs.size(); ++a) {
-                const auto to_rank = static_cast<std::size_t>(aggs[a]);
-                if (send_counts[to_rank] == 0)
-                    continue;
-                sends.emplace_back();
-                check_mpi(MPI_Isend(MPI_BOTTOM, 1, send_types[to_rank], aggs[a], kDataTag, ctx_.comm,
-                                    &sends.back()),
-                          "MPI_Isend (aggregation data)");
-            }
-            if (reorder) {
-                receive_batches(window, window_lo, received, recv_words, groups_from);
-            } else if (received > 0) {
-                std::vector<MPI_Request> receives;
-                for (std::size_t r = 0; r < ranks; ++r) {
-                    if (recv_counts[r] == 0)
-                        continue;
-                    receives.emplace_back();
-                    check_mpi(MPI_Irecv(window, 1, recv_types[r], static_cast<int>(r), kDataTag, ctx_.comm,
-                                        &receives.back()),
+        // Every sender's pieces: the window's places for it (reads: what goes back to it).
+        std::vector<Datatype> types;
+        std::vector<MPI_Request> requests;
+        auto post_each_sender = [&](bool receive) {
+            for (const aggregation::WindowPieces::Sender &s : pieces.senders) {
+                types.push_back(groups_type(pieces.groups_of(s), in_window, false, false));
+                requests.emplace_back();
+                if (receive)
+                    check_mpi(MPI_Irecv(window, 1, types.back().get(), s.rank, kDataTag, ctx_.comm,
+                                        &requests.back()),
                               "MPI_Irecv (aggregation data)");
-                }
-                check_mpi(
-                    MPI_Waitall(static_cast<int>(receives.size()), receives.data(), MPI_STATUSES_IGNORE),
-                    "MPI_Waitall (aggregation data received)");
+                else
+                    check_mpi(MPI_Isend(window, 1, types.back().get(), s.rank, kDataTag, ctx_.comm,
+                                        &requests.back()),
+                              "MPI_Isend (aggregation data)");
             }
-            check_mpi(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE),
-                      "MPI_Waitall (aggregation data sent)");
+            check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+                      receive ? "MPI_Waitall (aggregation data received)"
+                              : "MPI_Waitall (aggregation data sent)");
+        };
+        if (dir == Direction::Write) {
+            staging_bytes_ = 0;
+            if (reorder)
+                receive_batches(window, window_lo, received, pieces);
+            else
+                post_each_sender(true);
             io.note_aggregation_buffer(span + staging_bytes_);
             move_window();
         } else {
             move_window();
-            // Reversed: the window's places go out, this rank's memory takes them in.
-            check_mpi(MPI_Alltoallw(window, recv_counts.data(), zeros.data(), recv_types.data(), MPI_BOTTOM,
-                                    send_counts.data(), zeros.data(), send_types.data(), ctx_.comm),
-                      "MPI_Alltoallw (aggregation data)");
+            post_each_sender(false); // (before the buffer takes the next window)
         }
-        io.count_collective_call();
     }
 
+    // 4. This rank's own side, then the transfer's end on every rank.
+    check_mpi(MPI_Waitall(static_cast<int>(own_requests.size()), own_requests.data(), MPI_STATUSES_IGNORE),
+              dir == Direction::Write ? "MPI_Waitall (aggregation data sent)"
+                                      : "MPI_Waitall (aggregation data received)");
     if (defer) {
         finish_deferred(aggregator, unwritten_from, error);
         write_behind_.start(shape); // (every rank, failed or not: the same state everywhere)
@@ -393,7 +355,7 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
         sync_after_collective_write(error);
     }
     if (error)
-        window_cache_.clear();    // (a round it kept may hold bytes a later failed round changed)
+        window_cache_.clear();    // (a window it kept may hold bytes a later failed window changed)
     changes_seen_ = io.changes(); // (its own writes and sync are what it kept)
     agree(ctx_.comm, error);      // every rank fails together: none waits for another's next call
     io.count_collective_call();

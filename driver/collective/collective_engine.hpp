@@ -19,10 +19,10 @@
 // the independent engine and broadcasts.
 #pragma once
 
-#include "collective/aggregation.hpp"
+#include "aggregate/aggregation.hpp"
+#include "aggregate/window_cache.hpp"
+#include "aggregate/write_behind.hpp"
 #include "collective/route.hpp"
-#include "collective/window_cache.hpp"
-#include "collective/write_behind.hpp"
 #include "common/mpi_handle.hpp"
 #include "independent/independent_engine.hpp"
 #include "io/failed_writes.hpp"
@@ -189,9 +189,8 @@ private:
     // it could not be kept (then it is written as usual) or `error` got set.
     bool keep_deferred_window(std::uint64_t round, std::uint64_t window_lo, const char *window,
                               std::uint64_t span, std::span<const aggregation::Group> from,
-                              std::span<const aggregation::Range> ranges,
-                              std::span<const std::size_t> ranks_from, haddr_t unwritten_from,
-                              std::optional<Error> &error);
+                              std::span<const aggregation::Range> ranges, std::span<const int> rank_of,
+                              haddr_t unwritten_from, std::optional<Error> &error);
     // Local, after a deferred write's rounds (before its agreement): an aggregator writes the
     // earlier windows the write did not replace, and, when the transfer failed, everything it
     // keeps (a failed transfer keeps nothing).
@@ -200,10 +199,9 @@ private:
     // kept: it writes the part from the caller's buffer (after the agreement: no aggregator is
     // still writing an earlier window over it) and is left out of the write-out.
     void write_own_part_without_copy();
-    // aggregate_route.cpp. An aggregator's receives of a write round whose ranks' pieces overlap.
-    template <class GroupsFrom>
+    // aggregate_route.cpp. An aggregator's receives of a write window whose ranks' pieces overlap.
     void receive_batches(char *window, std::uint64_t window_lo, std::uint64_t received,
-                         std::span<const int> recv_words, GroupsFrom &&groups_from);
+                         const aggregation::WindowPieces &pieces);
     const std::vector<int> &aggregators();
     std::optional<Error> extend_to_eoa();
     void sync_after_collective_write(std::optional<Error> &error);
@@ -223,7 +221,7 @@ private:
     std::vector<aggregation::Segment> segments_;
     std::vector<Run> runs_;
     ScratchBuffer window_, packed_, staging_;
-    std::size_t staging_bytes_ = 0; // what receive_batches staged in the current round
+    std::size_t staging_bytes_ = 0; // what receive_batches staged in the current window
     // The aggregators' copies of earlier transfers, and this rank's MpiIo::changes() when the last
     // aggregated transfer ended: a count that moved since says the copies may be stale.
     WindowCache window_cache_;

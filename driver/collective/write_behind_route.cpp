@@ -95,7 +95,7 @@ std::optional<Error> CollectiveEngine::write_all_windows(const WriteOut &out) {
 bool CollectiveEngine::keep_deferred_window(std::uint64_t round, std::uint64_t window_lo, const char *window,
                                             std::uint64_t span, std::span<const aggregation::Group> from,
                                             std::span<const aggregation::Range> ranges,
-                                            std::span<const std::size_t> ranks_from, haddr_t unwritten_from,
+                                            std::span<const int> rank_of, haddr_t unwritten_from,
                                             std::optional<Error> &error) {
     if (WriteBehind::Window *earlier = write_behind_.window(round)) {
         if (WriteBehind::covers(ranges, earlier->ranges)) {
@@ -110,7 +110,7 @@ bool CollectiveEngine::keep_deferred_window(std::uint64_t round, std::uint64_t w
         if (error)
             return false;
     }
-    if (!write_behind_.keep_window(round, window_lo, window, span, from, ranks_from, ctx_.window_cache))
+    if (!write_behind_.keep_window(round, window_lo, window, span, from, rank_of, ctx_.window_cache))
         return false;
     ctx_.io->count_kept_window();
     return true;

@@ -1,6 +1,6 @@
 // The file's layout on its storage: the stripe (or lock, or block) unit in which the file system
 // places and locks its bytes, and over how many servers a stripe spreads. The aggregating route
-// cuts its windows from whole units and gives each unit one owner (collective/aggregation.hpp),
+// cuts its windows from whole units and gives each unit one owner (aggregate/aggregation.hpp),
 // so that no two clients write one unit in a transfer and a unit keeps its writer from one step
 // to the next (on Lustre an extent lock, on GPFS a block token, on CephFS an object).
 //
@@ -41,7 +41,7 @@ struct FileLayout {
     LayoutSource source = LayoutSource::None;
     // Whether the stripes are objects on separate servers each taking extent locks of its own
     // (Lustre, what the MPI-IO layer calls striping, or stripe_count= asking for it): then the
-    // writers of a file are best a multiple or a divisor of `count` (collective/aggregation.hpp,
+    // writers of a file are best a multiple or a divisor of `count` (aggregate/aggregation.hpp,
     // aggregator_count). CephFS's objects take no extent locks (the file's capabilities move
     // between clients as a whole), so its count is reported, not followed.
     bool count_is_servers = false;

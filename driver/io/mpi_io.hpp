@@ -121,7 +121,7 @@ public:
     void note_size_seen(haddr_t size) { written_end_ = std::max(written_end_, size); }
     // How many times this rank changed the file or synced it (writes, resizes, syncs; failed ones
     // included): the aggregators' copies of earlier transfers last only while no rank's count
-    // moved (collective/window_cache.hpp).
+    // moved (aggregate/window_cache.hpp).
     std::uint64_t changes() const { return changes_; }
     // Local. A change the driver's own calls do not show: a flush, MPI's point where other
     // writers' bytes become visible (counted even where no sync is made).
@@ -167,7 +167,7 @@ public:
         stats_.cached_bytes_read += bytes;
     }
     // An aggregator's window of a collective write kept in memory instead of written
-    // (collective/write_behind.hpp), and the bytes of a kept one a later write replaced.
+    // (aggregate/write_behind.hpp), and the bytes of a kept one a later write replaced.
     void count_kept_window() { ++stats_.deferred_windows; }
     void count_replaced_window(std::uint64_t bytes) { stats_.deferred_bytes_replaced += bytes; }
     // The bytes an aggregator's buffers held in one round of the aggregating route (its window and

@@ -25,7 +25,7 @@ enum class StatsMode { Off, Summary };
 // read_overlap_limit), MPI collective I/O otherwise;
 // collective: always MPI collective I/O; independent: always each rank on its own (writes then
 // bridge holes only when the extents are disjoint); aggregate: a few aggregator ranks move every
-// rank's bytes (collective/aggregation.hpp). On shared storage auto is aggregate under every
+// rank's bytes (aggregate/aggregation.hpp). On shared storage auto is aggregate under every
 // MPI-IO layer (settings/storage.hpp).
 enum class CollectiveRoute { Auto, Collective, Independent, Aggregate };
 // Independent writes of many short runs through the rank's own file view (mpi_io.hpp). auto: where
@@ -39,7 +39,7 @@ enum class ViewWrites { Auto, On, Off };
 // memory need with a CUDA-aware MPI-IO layer (docs/decisions.md D18).
 enum class HostCopies { On, Off };
 // Whether the aggregators keep a collective rewrite of the bytes the last collective transfer moved
-// in memory and write it once later (collective/write_behind.hpp). auto: on shared storage.
+// in memory and write it once later (aggregate/write_behind.hpp). auto: on shared storage.
 enum class WriteBehindChoice { Auto, On, Off };
 // Which storage class's defaults a file takes (settings/storage.hpp). auto: from the type of the
 // file system the file lies on (rank 0's statfs at open); local, shared: as named.
@@ -73,7 +73,7 @@ struct Config {
     // storage's own (layout xattrs, the MPI-IO layer's striping hints, st_blksize).
     std::optional<std::size_t> stripe_unit;
     std::optional<unsigned> stripe_count;
-    // How many ranks aggregate (collective/aggregation.hpp, aggregator_count); unset: one per
+    // How many ranks aggregate (aggregate/aggregation.hpp, aggregator_count); unset: one per
     // node, fitted to the stripe count where the servers lock stripes, at most the cb_nodes hint.
     std::optional<unsigned> aggregators;
     StorageChoice storage = StorageChoice::Auto;

@@ -62,7 +62,7 @@ struct StorageTuning {
     // (docs/architecture.md, "Storage classes").
     CollectiveRoute route = CollectiveRoute::Auto;
     // Whether the aggregators defer a collective rewrite of the same bytes (config write_behind;
-    // collective/write_behind.hpp): auto takes it on shared storage, where each write of the same
+    // aggregate/write_behind.hpp): auto takes it on shared storage, where each write of the same
     // records again costs the servers the bytes and the round trips; on local storage a write costs
     // about the copy the aggregator would keep.
     bool write_behind = false;

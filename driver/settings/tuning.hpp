@@ -18,7 +18,7 @@ namespace mpiio::tuning {
 // more than the calls it saves on every layer measured (bench/call_cost, docs/architecture.md).
 inline constexpr std::size_t kStagingBuffer = std::size_t{4} << 20;
 // window_cache: most bytes an aggregator keeps of its earlier transfers for collective reads of the
-// same bytes (collective/window_cache.hpp). 16 MiB: a compound dataset's records of four ranks at
+// same bytes (aggregate/window_cache.hpp). 16 MiB: a compound dataset's records of four ranks at
 // the benchmark's small and medium sizes (2 MiB per transfer) several times over, at four windows'
 // memory.
 inline constexpr std::size_t kWindowCache = std::size_t{16} << 20;

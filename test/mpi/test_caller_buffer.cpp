@@ -1,8 +1,8 @@
 // The caller's buffer is the caller's (docs/decisions.md D18). The application's buffers here live
 // on pages the CPU may not touch (PROT_NONE) outside the MPI calls that may move their bytes (the
 // file data calls, MPI_Sendrecv, MPI_Bcast, MPI_Alltoallw, MPI_Pack and MPI_Unpack, wrapped below
-// through PMPI, open the pages for their duration; an MPI_Isend from them keeps them open until
-// its MPI_Wait or MPI_Waitall): as device memory with a CUDA-aware MPI-IO layer, where
+// through PMPI, open the pages for their duration; an MPI_Isend from them or MPI_Irecv into them
+// keeps them open until its MPI_Wait or MPI_Waitall): as device memory with a CUDA-aware MPI-IO layer, where
 // MPI moves the bytes and a CPU copy by the driver crashes. A fault on a guarded page outside those calls is
 // counted as a touch (the pages are then opened so the copy completes; the next wrapped call that moves
 // guarded bytes closes them again when it returns).
@@ -168,6 +168,18 @@ void completed(const std::vector<MPI_Request> &requests) {
     }
 }
 
+// Posts a request on the caller's pages: open while the call runs and until the request completes.
+template <class Post> int posted_on_pages(bool reaches, MPI_Request *request, Post &&post) {
+    if (reaches && g_depth++ == 0) // (open while the call itself runs too)
+        set_open(true);
+    const int rc = post();
+    if (reaches) {
+        --g_depth;
+        opened_for(*request);
+    }
+    return rc;
+}
+
 } // namespace
 
 // The MPI calls that may move the caller's bytes (PMPI wrappers; the program exports them).
@@ -218,18 +230,17 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
                               recvtypes, comm);
     });
 }
-// The aggregating route's point-to-point sends of the callers' pieces (a write round).
+// The aggregating route's point-to-point sends of the callers' pieces (a write) and receives into
+// them (a read): the pages stay open until the request's MPI_Wait or MPI_Waitall.
 int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request *request) {
-    const bool reaches = reaches_region(buf, count, type);
-    if (reaches && g_depth++ == 0) // (open while MPI_Isend itself runs too)
-        set_open(true);
-    const int rc = PMPI_Isend(buf, count, type, dest, tag, comm, request);
-    if (reaches) {
-        --g_depth;
-        opened_for(*request);
-    }
-    return rc;
+    return posted_on_pages(reaches_region(buf, count, type), request,
+                           [&] { return PMPI_Isend(buf, count, type, dest, tag, comm, request); });
+}
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request *request) {
+    return posted_on_pages(reaches_region(buf, count, type), request,
+                           [&] { return PMPI_Irecv(buf, count, type, source, tag, comm, request); });
 }
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
     const std::vector<MPI_Request> waited{*request};

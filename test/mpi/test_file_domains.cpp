@@ -1,4 +1,4 @@
-// The aggregating route's file domains (collective/aggregation.hpp): every write an aggregator
+// The aggregating route's file domains (aggregate/aggregation.hpp): every write an aggregator
 // makes lies inside one window of whole stripe units, a window's writer is fixed by its file
 // offset (the same rank at every time step, whatever range the step covers), and the number of
 // aggregators follows the `aggregators` key and the `cb_nodes` hint. The program wraps

@@ -1,4 +1,4 @@
-// The aggregators' copies of earlier transfers (config window_cache, collective/window_cache.hpp):
+// The aggregators' copies of earlier transfers (config window_cache, aggregate/window_cache.hpp):
 // a collective read of bytes an aggregated transfer just moved is answered from the aggregator's
 // memory, and never after any rank changed the file. Compound datasets written and read field by
 // field (the library reads the records back before each field it writes, and reads whole records

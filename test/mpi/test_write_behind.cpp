@@ -1,4 +1,4 @@
-// Write-behind (config write_behind, collective/write_behind.hpp): a collective rewrite of the
+// Write-behind (config write_behind, aggregate/write_behind.hpp): a collective rewrite of the
 // bytes the last collective transfer moved stays in the aggregators' memory and is written once
 // later. The files must equal the built-in driver's (compound datasets written field by field,
 // the case it is for, also over several windows), a rank must see and keep its own writes made

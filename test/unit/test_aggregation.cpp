@@ -1,6 +1,6 @@
-// The aggregating route's plan (collective/aggregation.hpp): windows, rounds, how a rank's segments
+// The aggregating route's plan (aggregate/aggregation.hpp): windows, rounds, how a rank's segments
 // are cut between aggregators, which ranks aggregate, and the runs an aggregator moves.
-#include "collective/aggregation.hpp"
+#include "aggregate/aggregation.hpp"
 
 #include "xorshift.hpp"
 
@@ -190,6 +190,85 @@ TEST(Aggregation, AggregatorsSpreadOverTheNodes) {
     EXPECT_EQ(choose_aggregators(four_nodes, 2), (std::vector<int>{0, 2}))
         << "spread, not the first two nodes";
     EXPECT_EQ(choose_aggregators(std::vector<int>{}, 3), (std::vector<int>{0}));
+}
+
+// A rank's batches: one per window it has bytes in (none for the windows between), each with its
+// pieces grouped; every byte of every segment in exactly one batch, the batch of its window.
+TEST(Aggregation, BatchesAreTheWindowsARankHasBytesIn) {
+    const Plan p = make_plan(0, 1 << 20, 2, 1024); // rounds of 2 KiB
+    static char memory[8192];
+    // 100 bytes in window 0, then 8 strided pieces of 16 bytes in window 3, then window 1000.
+    std::vector<Segment> segments{{10, memory, 100}};
+    for (int k = 0; k < 8; ++k)
+        segments.push_back({3 * 1024 + 64 * static_cast<std::uint64_t>(k), memory + 100 + 16 * k, 16});
+    segments.push_back({1000 * 1024 + 5, memory + 300, 50});
+    const std::vector<Batch> batches = cut_into_batches(p, segments);
+    ASSERT_EQ(batches.size(), 3u);
+    EXPECT_EQ(batches[0].round, 0u);
+    EXPECT_EQ(batches[0].aggregator, 0u);
+    EXPECT_EQ(batches[1].round, 1u); // window 3: round 1, aggregator 1
+    EXPECT_EQ(batches[1].aggregator, 1u);
+    ASSERT_EQ(batches[1].groups.size(), 1u) << "the strided pieces are one group";
+    EXPECT_EQ(batches[1].groups[0].count, 8u);
+    EXPECT_EQ(batches[1].groups[0].stride, 64u);
+    EXPECT_EQ(batches[2].round, 500u) << "the 496 rounds between have no batch";
+    EXPECT_EQ(batches[2].aggregator, 0u);
+
+    mpiio_test::XorShift next(0x51ed2701f3a5c9b7ULL);
+    for (int trial = 0; trial < 500; ++trial) {
+        std::vector<Segment> random;
+        std::uint64_t at = next(5000), used = 0;
+        for (int i = 0, n = static_cast<int>(1 + next(20)); i < n; ++i) {
+            const std::uint64_t len = 1 + next(300);
+            if (used + len > sizeof memory)
+                break;
+            random.push_back({at, memory + used, len});
+            used += len;
+            at += len + next(4) * next(3000);
+        }
+        const Plan q = make_plan(random.front().addr, random.back().addr + random.back().len, 1 + next(4),
+                                 1 + next(2048));
+        std::uint64_t total = 0, last_round = 0;
+        for (const Batch &b : cut_into_batches(q, random)) {
+            ASSERT_GE(b.round, last_round) << "ascending rounds";
+            last_round = b.round;
+            for (const Group &g : b.groups) {
+                const std::uint64_t window_lo = q.round_lo(b.round) + b.aggregator * q.window;
+                ASSERT_GE(g.addr, window_lo);
+                ASSERT_LE(g.end(), window_lo + q.window);
+                total += g.count * g.len;
+            }
+        }
+        EXPECT_EQ(total, used) << "trial " << trial;
+    }
+}
+
+// What a rank tells an aggregator, read back on the aggregator's side: the windows in round
+// order, each with its senders in rank order and their groups.
+TEST(Aggregation, AggregatorsReadTheBatchesBack) {
+    const Batch a0{0, 0, {{0, 10, 0, 1}}}, a5{0, 5, {{100, 4, 8, 3}, {200, 1, 0, 1}}},
+        b5{0, 5, {{150, 2, 0, 1}}};
+    std::vector<std::int64_t> rank1, rank3;
+    describe_batch(a0, rank1);
+    describe_batch(a5, rank1);
+    describe_batch(b5, rank3);
+    const std::vector<SenderWords> senders{{1, rank1}, {3, rank3}};
+    const std::vector<WindowPieces> windows = windows_from(senders);
+    ASSERT_EQ(windows.size(), 2u);
+    EXPECT_EQ(windows[0].round, 0u);
+    ASSERT_EQ(windows[0].senders.size(), 1u);
+    EXPECT_EQ(windows[0].senders[0].rank, 1);
+    EXPECT_EQ(windows[1].round, 5u);
+    ASSERT_EQ(windows[1].senders.size(), 2u);
+    EXPECT_EQ(windows[1].senders[0].rank, 1);
+    EXPECT_EQ(windows[1].groups_of(windows[1].senders[0]).size(), 2u);
+    EXPECT_EQ(windows[1].groups_of(windows[1].senders[0])[0].count, 3u);
+    EXPECT_EQ(windows[1].senders[1].rank, 3);
+    EXPECT_EQ(windows[1].groups_of(windows[1].senders[1])[0].addr, 150u);
+    EXPECT_EQ(windows[1].rank_of_groups(), (std::vector<int>{1, 1, 3}));
+    const std::vector<std::int64_t> cut{5, 2, 100, 4, 8};
+    const std::vector<SenderWords> bad{{0, cut}};
+    EXPECT_THROW(windows_from(bad), std::invalid_argument);
 }
 
 TEST(Aggregation, PiecesMergeIntoSortedRuns) {

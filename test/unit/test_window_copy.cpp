@@ -1,7 +1,7 @@
-// The aggregators' copies of their last transfers (collective/window_cache.hpp): a read is
+// The aggregators' copies of their last transfers (aggregate/window_cache.hpp): a read is
 // answered only when one kept round holds every byte of it, with those bytes; the copy never
 // holds more than its limit.
-#include "collective/window_cache.hpp"
+#include "aggregate/window_cache.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The state of a deferred collective write (collective/write_behind.hpp): which runs an aggregator
+// The state of a deferred collective write (aggregate/write_behind.hpp): which runs an aggregator
 // writes out when some ranks already wrote their own pieces, which reads its windows answer, when
 // a rank's independent call must write its own part first, and the memory bound.
-#include "collective/write_behind.hpp"
+#include "aggregate/write_behind.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,9 +21,9 @@ WriteBehind with_window(std::vector<char> &bytes) {
     std::iota(bytes.begin(), bytes.end(), 0);
     const std::vector<Group> groups{
         {100, 10, 20, 2, nullptr, 0}, {110, 10, 0, 1, nullptr, 0}, {130, 10, 0, 1, nullptr, 0}};
-    const std::vector<std::size_t> ranks_from{0, 1, 2, 3};
+    const std::vector<int> rank_of{0, 1, 2}; // (groups[i] from rank i)
     WriteBehind wb;
-    EXPECT_TRUE(wb.keep_window(0, 100, bytes.data(), bytes.size(), groups, ranks_from, 1 << 20));
+    EXPECT_TRUE(wb.keep_window(0, 100, bytes.data(), bytes.size(), groups, rank_of, 1 << 20));
     return wb;
 }
 
@@ -106,13 +106,13 @@ TEST(WriteBehindState, CoversNeedsEveryByte) {
 TEST(WriteBehindState, MemoryBoundAndReplacement) {
     std::vector<char> bytes(64, 'x');
     const std::vector<Group> groups{{0, 64, 0, 1, nullptr, 0}};
-    const std::vector<std::size_t> ranks_from{0, 1};
+    const std::vector<int> rank_of{0};
     WriteBehind wb;
-    EXPECT_TRUE(wb.keep_window(0, 0, bytes.data(), 64, groups, ranks_from, 100));
-    EXPECT_FALSE(wb.keep_window(1, 64, bytes.data(), 64, groups, ranks_from, 100)) << "passed the limit";
+    EXPECT_TRUE(wb.keep_window(0, 0, bytes.data(), 64, groups, rank_of, 100));
+    EXPECT_FALSE(wb.keep_window(1, 64, bytes.data(), 64, groups, rank_of, 100)) << "passed the limit";
     wb.drop(0);
     EXPECT_EQ(wb.window(0), nullptr);
-    EXPECT_TRUE(wb.keep_window(1, 64, bytes.data(), 64, groups, ranks_from, 100));
+    EXPECT_TRUE(wb.keep_window(1, 64, bytes.data(), 64, groups, rank_of, 100));
 }
 
 TEST(WriteBehindState, OnlyCallsOnTheOwnPiecesThemselvesWriteThemFirst) {

@@ -1,5 +1,5 @@
 // See write_behind.hpp.
-#include "collective/write_behind.hpp"
+#include "aggregate/write_behind.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -91,8 +91,8 @@ std::vector<WriteBehind::Window> WriteBehind::take_unkept() {
 }
 
 bool WriteBehind::keep_window(std::uint64_t round, std::uint64_t lo, const char *bytes, std::uint64_t span,
-                              std::span<const aggregation::Group> groups,
-                              std::span<const std::size_t> ranks_from, std::size_t limit) noexcept {
+                              std::span<const aggregation::Group> groups, std::span<const int> rank_of,
+                              std::size_t limit) noexcept {
     if (window_bytes_ + span > limit)
         return false;
     try {
@@ -101,10 +101,7 @@ bool WriteBehind::keep_window(std::uint64_t round, std::uint64_t lo, const char 
         w.lo = lo;
         w.bytes.assign(bytes, bytes + span);
         w.groups.assign(groups.begin(), groups.end());
-        w.rank_of.resize(groups.size());
-        for (std::size_t r = 0; r + 1 < ranks_from.size(); ++r)
-            for (std::size_t i = ranks_from[r]; i < ranks_from[r + 1]; ++i)
-                w.rank_of[i] = static_cast<int>(r);
+        w.rank_of.assign(rank_of.begin(), rank_of.end());
         w.ranges = aggregation::merge_pieces(w.groups);
         w.kept_this_transfer = true;
         windows_.insert(find_round(round), std::move(w));

@@ -1,7 +1,8 @@
 // See aggregation.hpp.
-#include "collective/aggregation.hpp"
+#include "aggregate/aggregation.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace mpiio::aggregation {
 
@@ -89,6 +90,72 @@ void append_grouped(std::vector<Group> &groups, const Segment &s) {
         }
     }
     groups.push_back(Group{s.addr, s.len, 0, 1, s.mem, 0});
+}
+
+std::vector<Batch> cut_into_batches(const Plan &plan, std::span<const Segment> segments) {
+    std::vector<Batch> batches;
+    SegmentCursor cursor(segments);
+    // Rounds a rank has no byte in are skipped: the cursor starts each at its next segment's round.
+    while (!segments.empty() && plan.rounds > 0) {
+        std::uint64_t next = UINT64_MAX;
+        cursor.peek([&](std::uint64_t addr) { next = addr; });
+        if (next == UINT64_MAX)
+            break;
+        const std::uint64_t round = (next - plan.base) / (plan.aggregators * plan.window);
+        cursor.take_round(plan, round, [&](std::size_t owner, const Segment &piece) {
+            if (batches.empty() || batches.back().round != round || batches.back().aggregator != owner)
+                batches.push_back(Batch{owner, round, {}});
+            append_grouped(batches.back().groups, piece);
+        });
+    }
+    return batches;
+}
+
+void describe_batch(const Batch &batch, std::vector<std::int64_t> &words) {
+    words.push_back(static_cast<std::int64_t>(batch.round));
+    words.push_back(static_cast<std::int64_t>(batch.groups.size()));
+    for (const Group &g : batch.groups)
+        words.insert(words.end(), {static_cast<std::int64_t>(g.addr), static_cast<std::int64_t>(g.len),
+                                   static_cast<std::int64_t>(g.stride), static_cast<std::int64_t>(g.count)});
+}
+
+std::vector<WindowPieces> windows_from(std::span<const SenderWords> senders) {
+    // Every sender's batches, as (round, rank, its groups), then gathered round by round.
+    struct Part {
+        std::uint64_t round;
+        int rank;
+        std::span<const std::int64_t> group_words;
+    };
+    std::vector<Part> parts;
+    for (const SenderWords &s : senders) {
+        std::size_t at = 0;
+        while (at < s.words.size()) {
+            if (at + 2 > s.words.size())
+                throw std::invalid_argument("aggregation: a batch header is cut short");
+            const auto round = static_cast<std::uint64_t>(s.words[at]);
+            const auto groups = static_cast<std::size_t>(s.words[at + 1]);
+            at += 2;
+            if (groups > (s.words.size() - at) / kGroupWords)
+                throw std::invalid_argument("aggregation: a batch's groups are cut short");
+            parts.push_back({round, s.rank, s.words.subspan(at, groups * kGroupWords)});
+            at += groups * kGroupWords;
+        }
+    }
+    std::stable_sort(parts.begin(), parts.end(),
+                     [](const Part &a, const Part &b) { return a.round < b.round; });
+    std::vector<WindowPieces> windows;
+    for (const Part &p : parts) {
+        if (windows.empty() || windows.back().round != p.round)
+            windows.push_back(WindowPieces{p.round, {}, {}});
+        WindowPieces &w = windows.back();
+        w.senders.push_back({p.rank, w.groups.size(), p.group_words.size() / kGroupWords});
+        for (std::size_t g = 0; g < p.group_words.size(); g += kGroupWords)
+            w.groups.push_back({static_cast<std::uint64_t>(p.group_words[g]),
+                                static_cast<std::uint64_t>(p.group_words[g + 1]),
+                                static_cast<std::uint64_t>(p.group_words[g + 2]),
+                                static_cast<std::uint64_t>(p.group_words[g + 3]), nullptr, 0});
+    }
+    return windows;
 }
 
 std::vector<Range> merge_pieces(std::span<const Group> groups) {

@@ -96,6 +96,12 @@ public:
         }
     }
 
+    // Local. Calls at(address) with the address of the next byte not taken yet, if any.
+    template <class At> void peek(At &&at) const {
+        if (next_ < segments_.size())
+            at(segments_[next_].addr + done_);
+    }
+
 private:
     std::span<const Segment> segments_;
     std::size_t next_ = 0;
@@ -119,6 +125,51 @@ inline constexpr std::size_t kGroupWords = 4; // addr, len, stride, count
 
 // Local. Appends `s` to `groups`, extending the last group when `s` continues its strides.
 void append_grouped(std::vector<Group> &groups, const Segment &s);
+
+// A rank's pieces of one window: what it sends its aggregator (a write) or receives from it.
+struct Batch {
+    std::size_t aggregator = 0; // the aggregator's index (window's owner)
+    std::uint64_t round = 0;
+    std::vector<Group> groups;
+};
+
+// Local. A rank's segments cut into the plan's windows, grouped by strides, in ascending round
+// order (and, within a round, ascending aggregator index): windows it has no byte of have no batch.
+std::vector<Batch> cut_into_batches(const Plan &plan, std::span<const Segment> segments);
+
+// What a rank tells an aggregator once per transfer: for each of its batches for it, the round,
+// the number of groups, then kGroupWords words per group. Appends to `words`.
+void describe_batch(const Batch &batch, std::vector<std::int64_t> &words);
+
+// An aggregator's view of one of its windows: every rank's groups in it, in ascending rank order.
+struct WindowPieces {
+    std::uint64_t round = 0;
+    std::vector<Group> groups;
+    struct Sender {
+        int rank = 0;
+        std::size_t first = 0, count = 0; // its groups: groups[first, first + count)
+    };
+    std::vector<Sender> senders;
+
+    std::span<const Group> groups_of(const Sender &s) const { return {groups.data() + s.first, s.count}; }
+    // The sender of each group, in order.
+    std::vector<int> rank_of_groups() const {
+        std::vector<int> rank_of(groups.size());
+        for (const Sender &s : senders)
+            std::fill_n(rank_of.begin() + static_cast<std::ptrdiff_t>(s.first), s.count, s.rank);
+        return rank_of;
+    }
+};
+
+// The words one rank sent (describe_batch's), with its rank.
+struct SenderWords {
+    int rank = 0;
+    std::span<const std::int64_t> words;
+};
+
+// Local. The windows an aggregator received pieces of, in ascending round order, from every
+// sender's words (given in ascending rank order). Throws std::invalid_argument on malformed words.
+std::vector<WindowPieces> windows_from(std::span<const SenderWords> senders);
 
 // Which ranks aggregate, `count` of them (`node_of[r]`: the lowest rank of rank r's node): with
 // no more than the nodes, the lowest rank of nodes spread evenly over them; with more, every

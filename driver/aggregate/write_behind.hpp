@@ -21,7 +21,7 @@
 // write_behind_route.cpp). Every function here is local.
 #pragma once
 
-#include "collective/aggregation.hpp"
+#include "aggregate/aggregation.hpp"
 #include "io/request.hpp"
 
 #include <cstdint>
@@ -87,10 +87,10 @@ public:
 
     // --- an aggregator's windows ---
     // Keeps round `round`'s window: `span` bytes from file byte `lo`, and the pieces sent into it
-    // (`ranks_from[r]`: the index in `groups` where rank r's start, then groups.size()). False
-    // (nothing kept) when the windows would pass `limit` bytes or the memory is not there.
+    // (`rank_of[i]`: the rank that sent groups[i]). False (nothing kept) when the windows would
+    // pass `limit` bytes or the memory is not there.
     bool keep_window(std::uint64_t round, std::uint64_t lo, const char *bytes, std::uint64_t span,
-                     std::span<const aggregation::Group> groups, std::span<const std::size_t> ranks_from,
+                     std::span<const aggregation::Group> groups, std::span<const int> rank_of,
                      std::size_t limit) noexcept;
     // The window kept for `round`, or null.
     Window *window(std::uint64_t round);

@@ -1,4 +1,4 @@
-#include "collective/window_cache.hpp"
+#include "aggregate/window_cache.hpp"
 
 #include <cstring>
 #include <new>

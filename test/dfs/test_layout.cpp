@@ -7,28 +7,13 @@
 // staging buffer of 1.5 MiB, which neither unit divides). test_layout.sh checks that
 // stats=summary names both layouts. Skipped, saying why, elsewhere.
 #include "../mpi/common.hpp"
+#include "../mpi/write_recorder.hpp"
 
 #include <sys/xattr.h>
 
 #include <cstdlib>
+#include <optional>
 #include <string>
-
-namespace {
-
-bool g_recording = false;
-std::vector<std::pair<MPI_Offset, std::uint64_t>> g_calls;
-
-} // namespace
-
-extern "C" int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
-                                 MPI_Datatype type, MPI_Status *st) {
-    if (g_recording) {
-        int size = 0;
-        PMPI_Type_size(type, &size);
-        g_calls.emplace_back(offset, static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size));
-    }
-    return PMPI_File_write_at(fh, offset, buf, count, type, st);
-}
 
 namespace {
 
@@ -65,13 +50,12 @@ void write_and_check(const std::string &path, std::uint64_t unit) {
     std::vector<int> mine(per_rank);
     for (hsize_t e = 0; e < per_rank; ++e)
         mine[e] = static_cast<int>(start[0] + e);
-    g_calls.clear();
-    g_recording = true;
+    std::optional<WriteRecorder> recording(std::in_place);
     const herr_t written = H5Dwrite(dset, H5T_NATIVE_INT, mspace, fspace, dxpl, mine.data());
-    g_recording = false;
+    recording.reset();
     ASSERT_TRUE(all_ranks(written >= 0)) << error_stack_text();
     std::uint64_t longest = 0;
-    for (const auto &[offset, bytes] : g_calls) {
+    for (const auto &[offset, bytes] : WriteRecorder::calls()) {
         const auto window = static_cast<std::uint64_t>(offset) / unit;
         EXPECT_LE(static_cast<std::uint64_t>(offset) + bytes, (window + 1) * unit)
             << "a write at " << offset << " of " << bytes << " bytes leaves its " << unit << "-byte window";

@@ -5,40 +5,21 @@
 // MPI_File_write_at through PMPI (it exports the wrapper: the plugin binds to it) and records the
 // calls the plugin makes during each H5Dwrite; the file's bytes are checked too.
 #include "common.hpp"
+#include "write_recorder.hpp"
 
 #include <map>
+#include <optional>
 
 namespace {
 
 using namespace mpiio_test;
-
-struct Call {
-    MPI_Offset offset;
-    std::uint64_t bytes;
-};
-bool g_recording = false;
-std::vector<Call> g_calls;
-
-} // namespace
-
-extern "C" int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
-                                 MPI_Datatype type, MPI_Status *st) {
-    if (g_recording) {
-        int size = 0;
-        PMPI_Type_size(type, &size);
-        g_calls.push_back({offset, static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size)});
-    }
-    return PMPI_File_write_at(fh, offset, buf, count, type, st);
-}
-
-namespace {
 
 constexpr std::uint64_t kUnit = 64 * 1024; // the stripe unit the file is given (stripe_unit=64K)
 
 // Collective. Every rank's recorded calls, as (rank, offset, bytes), on every rank.
 std::vector<std::array<std::int64_t, 3>> all_calls() {
     std::vector<std::int64_t> mine;
-    for (const Call &c : g_calls)
+    for (const WriteCall &c : WriteRecorder::calls())
         mine.insert(mine.end(), {world_rank(), c.offset, static_cast<std::int64_t>(c.bytes)});
     int n = static_cast<int>(mine.size());
     std::vector<int> counts(static_cast<std::size_t>(world_size())), at(counts.size());
@@ -101,10 +82,9 @@ TEST(FileDomains, EachStripeUnitHasOneWriterFixedByItsOffset) {
             for (hsize_t e = 0; e < per_rank; ++e)
                 want[shift + per_rank * static_cast<hsize_t>(q) + e] =
                     static_cast<int>(shift + 7 * (shift + per_rank * static_cast<hsize_t>(q) + e));
-        g_calls.clear();
-        g_recording = true;
+        std::optional<WriteRecorder> recording(std::in_place);
         const herr_t written = H5Dwrite(dset, H5T_NATIVE_INT, mspace, fspace, dxpl, mine.data());
-        g_recording = false;
+        recording.reset();
         ASSERT_TRUE(all_ranks(written >= 0)) << error_stack_text();
         const auto calls = all_calls();
         ASSERT_FALSE(calls.empty());

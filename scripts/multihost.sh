@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs one MPI job with its ranks on two simulated hosts on this machine, then tears them down.
+# Runs one MPI job with its ranks on two (or, with --hosts, up to four) simulated hosts on this
+# machine, then tears them down.
 #
 #   scripts/multihost.sh --check
 #   scripts/multihost.sh [options] -- <program> [args...]
@@ -8,7 +9,10 @@
 # namespaces), their own IPC and PID namespaces and private /dev/shm (so no shared-memory or
 # cross-memory-attach transport reaches from one host to the other), joined by a veth pair
 # (interface mh0, 10.250.0.1 and .2/24, IPv6 off, no other interface but loopback, no route
-# anywhere else), each with /etc/netns/<namespace>/hosts naming both. The launcher starts inside
+# anywhere else), each with /etc/netns/<namespace>/hosts naming both. With --hosts 3 or 4 the hosts
+# are mpiio-host-a to -d (10.250.0.1 to .4), each host's mh0 one end of a veth pair whose other end
+# is a port of a bridge in a namespace of its own (a switch: no address, no other interface), and
+# every hosts file names them all. The launcher starts inside
 # host a and reaches host b the way it reaches a real node, through a remote-shell agent (Open MPI:
 # --mca plm_rsh_agent; MPICH's hydra: -launcher rsh -launcher-exec) that enters the namespace
 # instead of logging in and, like ssh, passes no environment: variables reach the ranks only
@@ -18,7 +22,7 @@
 # (MPICH 4.0.2 with UCX 1.13 is unreliable here: see test/multihost/CMakeLists.txt.)
 #
 # Before the job, a probe (test/multihost/multihost_probe.c, --probe) shows where the ranks run and
-# fails unless they are on two distinct hostnames, --per-host each, seen by MPI as two nodes, with
+# fails unless they are on the distinct hostnames, --per-host each, seen by MPI as as many nodes, with
 # data crossing between them; after the job, the veth byte counters show the traffic between the
 # hosts. Everything is bounded in time (--timeout) and the namespaces are removed at the end, also
 # on failure or interruption; namespaces left by a run that was killed outright (SIGKILL) are
@@ -29,6 +33,8 @@
 #                       or 77 with the reason (ctest: skipped)
 #   --mpi F             openmpi (default) or mpich
 #   --mpiexec FILE      the family's launcher (default mpiexec.<family>)
+#   --hosts N           simulated hosts, 2 to 4 (default 2); every host but b reaches --shared at
+#                       the same path (host b: see the distributed file system note above)
 #   --per-host N        ranks per host (default 2)
 #   --io C              Open MPI io component (ompio, romio321); ignored under MPICH (ROMIO only)
 #   --env NAME=VALUE    set a variable in every rank (repeatable)
@@ -42,7 +48,7 @@
 # errors.
 set -euo pipefail
 
-MPI_FAMILY=openmpi MPIEXEC="" PER_HOST=2 IO="" SHARED="" FAIL_HOST="" PROBE="" TIMEOUT=300
+MPI_FAMILY=openmpi MPIEXEC="" HOSTS=2 PER_HOST=2 IO="" SHARED="" FAIL_HOST="" PROBE="" TIMEOUT=300
 CHECK_ONLY=0
 ENVS=()
 log() { echo "[multihost] $*" >&2; }
@@ -52,6 +58,7 @@ while (($#)); do
     --check) CHECK_ONLY=1; shift ;;
     --mpi) MPI_FAMILY=$2; shift 2 ;;
     --mpiexec) MPIEXEC=$2; shift 2 ;;
+    --hosts) HOSTS=$2; shift 2 ;;
     --per-host) PER_HOST=$2; shift 2 ;;
     --io) IO=$2; shift 2 ;;
     --env) ENVS+=("$2"); shift 2 ;;
@@ -97,19 +104,28 @@ case $MPI_FAMILY in openmpi|mpich) ;; *) die "--mpi must be openmpi or mpich" ;;
 [ -x "$MPIEXEC" ] || die "no launcher for $MPI_FAMILY (mpiexec.$MPI_FAMILY); pass --mpiexec"
 [ -z "$FAIL_HOST" ] || [ "$FAIL_HOST" = b ] || die "--fail-host takes b (the host the launcher does not run on)"
 [ -z "$FAIL_HOST" ] || [ -n "$SHARED" ] || die "--fail-host needs --shared"
+case $HOSTS in 2|3|4) ;; *) die "--hosts takes 2, 3 or 4" ;; esac
+[[ $PER_HOST =~ ^[1-9][0-9]*$ ]] || die "--per-host takes a positive number"
 
 # ---- set up -----------------------------------------------------------------------------------
 ID=mpiio-mh$$
 NS_A=$ID-a NS_B=$ID-b
 HOST_A=mpiio-host-a HOST_B=mpiio-host-b
-SUBNET=10.250.0.0/24 IP_A=10.250.0.1 IP_B=10.250.0.2
+SUBNET=10.250.0.0/24
+# Every host: letter, namespace, hostname, address (10.250.0.1 for a, .2 for b; c and d with --hosts 3, 4).
+LETTERS=(a b c d)
+LETTERS=("${LETTERS[@]:0:HOSTS}")
+NS_SW=$ID-sw # the switch of three or four hosts
+ns_of() { echo "$ID-$1"; }
+host_of() { echo "mpiio-host-$1"; }
+ip_of() { local i; for i in "${!LETTERS[@]}"; do if [ "${LETTERS[i]}" = "$1" ]; then echo "10.250.0.$((i + 1))"; fi; done; }
 WORK=$(mktemp -d "/tmp/$ID.XXXXXX")
 
 # Namespaces of earlier runs whose script was killed outright (SIGKILL: no trap ran). Only this
-# script's names (mpiio-mh<pid>-a|b) whose pid is gone.
+# script's names (mpiio-mh<pid>-a|b|c|d|sw) whose pid is gone.
 sweep_stale() {
   local ns pid
-  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^mpiio-mh[0-9]+-[ab]$' || true); do
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^mpiio-mh[0-9]+-([a-d]|sw)$' || true); do
     pid=${ns#mpiio-mh}; pid=${pid%-*}
     kill -0 "$pid" 2>/dev/null && continue
     log "removing namespace $ns left by an earlier run (pid $pid is gone)"
@@ -122,7 +138,7 @@ sweep_stale() {
 
 teardown() {
   local ns pids
-  for ns in "$NS_A" "$NS_B"; do
+  for ns in $(for h in "${LETTERS[@]}"; do ns_of "$h"; done) "$NS_SW"; do
     if ip netns list 2>/dev/null | grep -qw "^$ns"; then
       pids=$(ip netns pids "$ns" 2>/dev/null || true)
       # shellcheck disable=SC2086 # one pid per word
@@ -137,15 +153,29 @@ sweep_stale
 trap teardown EXIT
 trap 'exit 130' INT TERM
 
-for ns in "$NS_A" "$NS_B"; do
+hosts_file=$(printf '127.0.0.1 localhost\n'; for h in "${LETTERS[@]}"; do printf '%s %s\n' "$(ip_of "$h")" "$(host_of "$h")"; done)
+for h in "${LETTERS[@]}"; do
+  ns=$(ns_of "$h")
   ip netns add "$ns"
   mkdir -p "/etc/netns/$ns"
-  printf '127.0.0.1 localhost\n%s %s\n%s %s\n' "$IP_A" "$HOST_A" "$IP_B" "$HOST_B" >"/etc/netns/$ns/hosts"
+  echo "$hosts_file" >"/etc/netns/$ns/hosts"
 done
-# The pair is created directly inside the two namespaces: nothing appears in this machine's own.
-ip link add name mh0 netns "$NS_A" type veth peer name mh0 netns "$NS_B"
-for pair in "$NS_A $IP_A" "$NS_B $IP_B"; do
-  read -r ns ip <<<"$pair"
+# The pairs are created directly inside the namespaces: nothing appears in this machine's own.
+if ((HOSTS == 2)); then
+  ip link add name mh0 netns "$NS_A" type veth peer name mh0 netns "$NS_B"
+else # each host to its port of the switch's bridge
+  ip netns add "$NS_SW"
+  ip netns exec "$NS_SW" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+  ip -n "$NS_SW" link add name br0 type bridge
+  for h in "${LETTERS[@]}"; do
+    ip link add name mh0 netns "$(ns_of "$h")" type veth peer name "port-$h" netns "$NS_SW"
+    ip -n "$NS_SW" link set "port-$h" master br0
+    ip -n "$NS_SW" link set "port-$h" up
+  done
+  ip -n "$NS_SW" link set br0 up
+fi
+for h in "${LETTERS[@]}"; do
+  ns=$(ns_of "$h") ip=$(ip_of "$h")
   ip netns exec "$ns" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
   ip -n "$ns" addr add "$ip/24" dev mh0
   ip -n "$ns" link set lo up
@@ -168,7 +198,10 @@ mkdir -p "$STASH"
 cat >"$WORK/enter_host" <<EOF
 #!/bin/sh
 # Generated by scripts/multihost.sh: enters simulated host \$1.
-case \$1 in a) ns=$NS_A host=$HOST_A src="$SHARED" ;; b) ns=$NS_B host=$HOST_B src="$SHARED_B" ;; *) echo "enter_host: no host '\$1'" >&2; exit 1 ;; esac
+case \$1 in a) ns=$NS_A host=$HOST_A src="$SHARED" ;; b) ns=$NS_B host=$HOST_B src="$SHARED_B" ;;
+  c) ns=$ID-c host=mpiio-host-c src="$SHARED" ;; d) ns=$ID-d host=mpiio-host-d src="$SHARED" ;;
+  *) echo "enter_host: no host '\$1'" >&2; exit 1 ;; esac
+[ -e "/run/netns/\$ns" ] || { echo "enter_host: no host '\$1' in this job" >&2; exit 1; }
 exec ip netns exec "\$ns" unshare --uts --ipc --mount --pid --fork --mount-proc --propagation private sh -c '
   set -e
   hostname "\$1"
@@ -186,7 +219,7 @@ cat >"$WORK/agent" <<EOF
 #!/bin/sh
 # Generated by scripts/multihost.sh: the launchers' "ssh" to the simulated hosts.
 while [ \$# -gt 0 ]; do case \$1 in -*) shift ;; *) break ;; esac; done
-case \$1 in $HOST_A) h=a ;; $HOST_B) h=b ;; *) echo "agent: unknown host '\$1'" >&2; exit 255 ;; esac
+case \$1 in mpiio-host-[a-d]) h=\${1#mpiio-host-} ;; *) echo "agent: unknown host '\$1'" >&2; exit 255 ;; esac
 shift
 exec "$WORK/enter_host" "\$h" clean "\$*"
 EOF
@@ -194,8 +227,9 @@ chmod +x "$WORK/enter_host" "$WORK/agent"
 
 # ---- the launch command -----------------------------------------------------------------------
 q() { printf '%q ' "$@"; }
-hosts="$HOST_A:$PER_HOST,$HOST_B:$PER_HOST"
-np=$((2 * PER_HOST))
+hosts=$(for h in "${LETTERS[@]}"; do printf '%s:%s,' "$(host_of "$h")" "$PER_HOST"; done)
+hosts=${hosts%,}
+np=$((HOSTS * PER_HOST))
 if [ "$MPI_FAMILY" = openmpi ]; then
   launch=("$MPIEXEC" -n "$np" --host "$hosts" --mca plm_rsh_agent "$WORK/agent" --bind-to none
           --mca btl tcp,vader,self --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET"
@@ -215,14 +249,15 @@ run_on_a() { # <command words...>: bounded in time ($TIMEOUT seconds)
   timeout --kill-after=15 "$TIMEOUT" "$WORK/enter_host" a keep "$(q "$@")"
 }
 
-log "hosts: $HOST_A ($IP_A, namespace $NS_A) and $HOST_B ($IP_B, namespace $NS_B), $PER_HOST ranks each," \
+host_list=$(for h in "${LETTERS[@]}"; do printf '%s (%s, namespace %s), ' "$(host_of "$h")" "$(ip_of "$h")" "$(ns_of "$h")"; done)
+log "hosts: ${host_list%, }, $PER_HOST ranks each," \
     "$MPI_FAMILY ($MPIEXEC)${IO:+, io $IO}${FAIL_HOST:+, host $FAIL_HOST without the shared directory}"
 rc=0
 if [ -n "$PROBE" ]; then
   probe_out=$(TIMEOUT=$((TIMEOUT < 120 ? TIMEOUT : 120)) run_on_a "${launch[@]}" "$PROBE" "$PER_HOST" 2>&1) || rc=$?
   echo "$probe_out" | sed 's/^/[multihost] probe: /' >&2
   if ((rc)) || ! grep -q '^multihost_probe: .*: ok$' <<<"$probe_out"; then
-    log "FAIL: the probe job failed (exit $rc): the ranks are not on two hosts as asked"; exit $((rc ? rc : 1))
+    log "FAIL: the probe job failed (exit $rc): the ranks are not on $HOSTS hosts as asked"; exit $((rc ? rc : 1))
   fi
 else
   log "no --probe: where the ranks run is not checked"
@@ -231,7 +266,8 @@ fi
 log "job: $*"
 run_on_a "${launch[@]}" "$@" || rc=$?
 bytes() { ip -n "$1" -s link show mh0 | awk '/RX:/{getline; rx=$1} /TX:/{getline; tx=$1} END{print rx " received, " tx " sent"}'; }
-log "traffic between the hosts (bytes over the veth): $HOST_A $(bytes "$NS_A"); $HOST_B $(bytes "$NS_B")"
+traffic=$(for h in "${LETTERS[@]}"; do printf '%s %s; ' "$(host_of "$h")" "$(bytes "$(ns_of "$h")")"; done)
+log "traffic between the hosts (bytes over the veth): ${traffic%; }"
 if ((rc == 124)); then log "FAIL: the job did not finish within ${TIMEOUT}s (killed)"; fi
 log "job exit status $rc"
 exit $rc

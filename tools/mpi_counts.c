@@ -1,14 +1,25 @@
 /*
  * mpi_counts: an LD_PRELOAD library that counts MPI calls through the PMPI interface, per rank and
- * per calling library (the plugin, libhdf5, the application), for docs/scale.md
- * (scripts/scale_counts.sh). For every call it records how often it was made and the bytes the
- * caller handed to it and got back from it (count x type size of the send and receive buffers:
- * what the caller exchanges, whatever algorithm MPI uses underneath). Calls an MPI-IO layer makes
- * inside itself do not pass through these symbols and are not counted.
+ * per calling library (the plugin, libhdf5, the application), for docs/scale.md and
+ * docs/scale-aggregate.md (scripts/scale_counts.sh). For every call it records how often it was
+ * made and the bytes the caller handed to it and got back from it (count x type size of the send
+ * and receive buffers: what the caller exchanges, whatever algorithm MPI uses underneath). Calls an
+ * MPI-IO layer makes inside itself do not pass through these symbols and are not counted.
  *
  *   LD_PRELOAD=build/tools/libmpi_counts.so MPI_COUNTS_DIR=/tmp/counts mpirun -n 4 ./app
  *
- * writes <dir>/counts.<rank>.tsv at MPI_Finalize: "caller<TAB>call<TAB>calls<TAB>bytes".
+ * writes <dir>/counts.<rank>.tsv at MPI_Finalize, a line per (caller, call, tag, phase):
+ *   caller<TAB>call<TAB>calls<TAB>bytes<TAB>tag<TAB>phase<TAB>peers
+ * The first four columns are what earlier readers read (summing the lines of a call gives its
+ * totals). Point-to-point calls (MPI_Send, MPI_Ssend, MPI_Isend, MPI_Issend, MPI_Recv,
+ * MPI_Irecv, MPI_Sendrecv, MPI_Probe, MPI_Iprobe, MPI_Improbe, MPI_Mrecv) are kept apart by
+ * their tag (MPI_ANY_TAG: -2; every other call: -1); a probe's bytes are 0 (its message is
+ * counted by the receive that takes it). `phase` is the level of the program's last
+ * MPI_Pcontrol(level) call (0 before any): a program marks what it measures with it
+ * (tools/scale_probe.c: one phase per kind of transfer). `peers` (point-to-point calls only, else
+ * 0): the number of distinct ranks (of MPI_COMM_WORLD) the calls went to or came from, counted
+ * afresh at every MPI_Pcontrol call and summed, so that peers / MPI_Pcontrol calls of the phase
+ * is the distinct peers per stretch (MPI_ANY_SOURCE and MPI_PROC_NULL are no peer).
  * Local to each rank; MPI_Finalize's own bookkeeping is not counted.
  */
 #define _GNU_SOURCE
@@ -18,16 +29,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { kMaxEntries = 256 };
+enum { kMaxEntries = 4096, kNoTag = -1, kAnyTag = -2 };
 
 typedef struct {
     char caller[48];
     const char *call;
-    unsigned long long calls, bytes;
+    int tag, phase;
+    unsigned long long calls, bytes, peers;
+    unsigned *seen; /* per world rank: the stretch (g_stretch + 1) it was last a peer in */
 } Entry;
 
 static Entry g_entries[kMaxEntries];
 static int g_count = 0;
+static int g_phase = 0;       /* the last MPI_Pcontrol level */
+static unsigned g_stretch = 0; /* MPI_Pcontrol calls so far */
 
 /* The short name of the object that holds `address`: "mpiio" for the plugin, "hdf5" for libhdf5,
  * else the file's base name. */
@@ -45,22 +60,72 @@ static void caller_name(void *address, char *out, size_t size) {
     snprintf(out, size, "%s", name);
 }
 
-static void count(void *address, const char *call, unsigned long long bytes) {
+static Entry *entry(void *address, const char *call, int tag) {
     char caller[48];
     caller_name(address, caller, sizeof caller);
-    for (int i = 0; i < g_count; ++i)
-        if (g_entries[i].call == call && strcmp(g_entries[i].caller, caller) == 0) {
-            ++g_entries[i].calls;
-            g_entries[i].bytes += bytes;
-            return;
-        }
+    for (int i = g_count - 1; i >= 0; --i) {
+        Entry *e = &g_entries[i];
+        if (e->call == call && e->tag == tag && e->phase == g_phase && strcmp(e->caller, caller) == 0)
+            return e;
+    }
     if (g_count == kMaxEntries)
-        return;
+        return NULL;
     Entry *e = &g_entries[g_count++];
     snprintf(e->caller, sizeof e->caller, "%s", caller);
     e->call = call;
-    e->calls = 1;
-    e->bytes = bytes;
+    e->tag = tag;
+    e->phase = g_phase;
+    return e;
+}
+
+static void count(void *address, const char *call, unsigned long long bytes) {
+    Entry *e = entry(address, call, kNoTag);
+    if (e == NULL)
+        return;
+    ++e->calls;
+    e->bytes += bytes;
+}
+
+/* The rank of `comm`'s rank `peer` in MPI_COMM_WORLD (-1: no peer). */
+static int world_rank(MPI_Comm comm, int peer) {
+    if (peer < 0) /* MPI_ANY_SOURCE, MPI_PROC_NULL */
+        return -1;
+    if (comm == MPI_COMM_WORLD)
+        return peer;
+    static MPI_Group world = MPI_GROUP_NULL;
+    if (world == MPI_GROUP_NULL)
+        PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group group;
+    int out = MPI_UNDEFINED;
+    if (PMPI_Comm_group(comm, &group) != MPI_SUCCESS)
+        return -1;
+    PMPI_Group_translate_ranks(group, 1, &peer, world, &out);
+    PMPI_Group_free(&group);
+    return out == MPI_UNDEFINED ? -1 : out;
+}
+
+/* A point-to-point call with `peer` (a rank of `comm`) and `tag`. */
+static void count_p2p(void *address, const char *call, unsigned long long bytes, MPI_Comm comm, int peer,
+                      int tag) {
+    Entry *e = entry(address, call, tag == MPI_ANY_TAG ? kAnyTag : tag);
+    if (e == NULL)
+        return;
+    ++e->calls;
+    e->bytes += bytes;
+    const int w = world_rank(comm, peer);
+    if (w < 0)
+        return;
+    if (e->seen == NULL) {
+        int n = 1;
+        PMPI_Comm_size(MPI_COMM_WORLD, &n);
+        e->seen = calloc((size_t)n, sizeof *e->seen);
+        if (e->seen == NULL)
+            return;
+    }
+    if (e->seen[w] != g_stretch + 1) {
+        e->seen[w] = g_stretch + 1;
+        ++e->peers;
+    }
 }
 
 static unsigned long long size_of(int n, MPI_Datatype type) {
@@ -203,6 +268,62 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset o, const void *b, int n, MPI_D
     return PMPI_File_write_at_all(fh, o, b, n, t, st);
 }
 
+/* Point-to-point. */
+int MPI_Send(const void *b, int n, MPI_Datatype t, int to, int tag, MPI_Comm c) {
+    count_p2p(CALLER, "MPI_Send", size_of(n, t), c, to, tag);
+    return PMPI_Send(b, n, t, to, tag, c);
+}
+int MPI_Ssend(const void *b, int n, MPI_Datatype t, int to, int tag, MPI_Comm c) {
+    count_p2p(CALLER, "MPI_Ssend", size_of(n, t), c, to, tag);
+    return PMPI_Ssend(b, n, t, to, tag, c);
+}
+int MPI_Isend(const void *b, int n, MPI_Datatype t, int to, int tag, MPI_Comm c, MPI_Request *req) {
+    count_p2p(CALLER, "MPI_Isend", size_of(n, t), c, to, tag);
+    return PMPI_Isend(b, n, t, to, tag, c, req);
+}
+int MPI_Issend(const void *b, int n, MPI_Datatype t, int to, int tag, MPI_Comm c, MPI_Request *req) {
+    count_p2p(CALLER, "MPI_Issend", size_of(n, t), c, to, tag);
+    return PMPI_Issend(b, n, t, to, tag, c, req);
+}
+/* Receives: the bytes of the buffer posted (a receive may take less; the plugin's take exactly). */
+int MPI_Recv(void *b, int n, MPI_Datatype t, int from, int tag, MPI_Comm c, MPI_Status *st) {
+    count_p2p(CALLER, "MPI_Recv", size_of(n, t), c, from, tag);
+    return PMPI_Recv(b, n, t, from, tag, c, st);
+}
+int MPI_Irecv(void *b, int n, MPI_Datatype t, int from, int tag, MPI_Comm c, MPI_Request *req) {
+    count_p2p(CALLER, "MPI_Irecv", size_of(n, t), c, from, tag);
+    return PMPI_Irecv(b, n, t, from, tag, c, req);
+}
+int MPI_Sendrecv(const void *s, int sn, MPI_Datatype st, int to, int stag, void *r, int rn, MPI_Datatype rt,
+                 int from, int rtag, MPI_Comm c, MPI_Status *status) {
+    count_p2p(CALLER, "MPI_Sendrecv", size_of(sn, st) + size_of(rn, rt), c, to, stag);
+    return PMPI_Sendrecv(s, sn, st, to, stag, r, rn, rt, from, rtag, c, status);
+}
+int MPI_Probe(int from, int tag, MPI_Comm c, MPI_Status *st) {
+    count_p2p(CALLER, "MPI_Probe", 0, c, from, tag);
+    return PMPI_Probe(from, tag, c, st);
+}
+int MPI_Iprobe(int from, int tag, MPI_Comm c, int *flag, MPI_Status *st) {
+    count_p2p(CALLER, "MPI_Iprobe", 0, c, from, tag);
+    return PMPI_Iprobe(from, tag, c, flag, st);
+}
+int MPI_Improbe(int from, int tag, MPI_Comm c, int *flag, MPI_Message *m, MPI_Status *st) {
+    count_p2p(CALLER, "MPI_Improbe", 0, c, from, tag);
+    return PMPI_Improbe(from, tag, c, flag, m, st);
+}
+int MPI_Mrecv(void *b, int n, MPI_Datatype t, MPI_Message *m, MPI_Status *st) {
+    count_p2p(CALLER, "MPI_Mrecv", size_of(n, t), MPI_COMM_WORLD, -1, MPI_ANY_TAG);
+    return PMPI_Mrecv(b, n, t, m, st);
+}
+
+/* The program's phase marks: what follows counts under `level` (0: none), and distinct peers are
+ * counted afresh. */
+int MPI_Pcontrol(const int level, ...) {
+    g_phase = level;
+    ++g_stretch;
+    return MPI_SUCCESS;
+}
+
 int MPI_Finalize(void) {
     const char *dir = getenv("MPI_COUNTS_DIR");
     int rank = 0;
@@ -213,8 +334,9 @@ int MPI_Finalize(void) {
         FILE *f = fopen(path, "w");
         if (f != NULL) {
             for (int i = 0; i < g_count; ++i)
-                fprintf(f, "%s\t%s\t%llu\t%llu\n", g_entries[i].caller, g_entries[i].call, g_entries[i].calls,
-                        g_entries[i].bytes);
+                fprintf(f, "%s\t%s\t%llu\t%llu\t%d\t%d\t%llu\n", g_entries[i].caller, g_entries[i].call,
+                        g_entries[i].calls, g_entries[i].bytes, g_entries[i].tag, g_entries[i].phase,
+                        g_entries[i].peers);
             fclose(f);
         }
     }

@@ -21,7 +21,8 @@
 #     --hdf5-root DIR   installed parallel HDF5 (default: $HDF5_ROOT, else scripts/setup.sh)
 #     --hdf5-src DIR    its source tree (default: $MPIIO_VFD_CACHE/src/hdf5-<version>)
 #     --out DIR         logs, results and conformance-report.md (default: <build>/conformance,
-#                       with --on-dfs <build>/conformance-dfs)
+#                       with --on-dfs <build>/conformance-dfs, on scripts/cephfs.sh's testbed
+#                       <build>/conformance-cephfs)
 #     --programs "A B"  programs to run (default: the CI set; see PROGRAMS below)
 #     --full            add the opt-in programs (OPTIN_PROGRAMS below: long run times), and run
 #                       the CI programs limited to some MPI-IO layers (CI_IO_ONLY) under all
@@ -31,10 +32,11 @@
 #     --np N            ranks (default 4)
 #     --timeout S       seconds per program invocation before it is killed (default 900, with
 #                       --on-dfs 2400)
-#     --on-dfs          inside scripts/dfs.sh: the programs work in a directory on its volume
-#                       ($MPIIO_DFS_DIR/conformance), each rank started through the testbed's rank
-#                       agent ($MPIIO_DFS_AGENT before the program: odd ranks on the second client,
-#                       under Open MPI and MPICH alike), HDF5_USE_FILE_LOCKING=FALSE for both
+#     --on-dfs          inside scripts/dfs.sh or scripts/cephfs.sh: the programs work in a
+#                       directory on its volume ($MPIIO_DFS_DIR/conformance), each rank started
+#                       through the testbed's rank agent ($MPIIO_DFS_AGENT before the program:
+#                       odd ranks on the second client, under Open MPI and MPICH alike),
+#                       HDF5_USE_FILE_LOCKING=FALSE for both
 #                       drivers (why: at RUN_ENV below); logs and report stay in --out, outside
 #                       the volume, so they outlive the testbed
 #     --build-only      build or refresh the cached test programs, run nothing
@@ -128,7 +130,7 @@ SHIM=${SHIM:-$BUILD/tools/libh5mpiio_redirect.so}
 AGENT="" WORK_ROOT="" RUN_ENV=()
 if [ "$ON_DFS" = 1 ]; then
   [ -n "${MPIIO_DFS_DIR:-}" ] && [ -x "${MPIIO_DFS_AGENT:-}" ] ||
-    die "--on-dfs runs inside scripts/dfs.sh (MPIIO_DFS_DIR and MPIIO_DFS_AGENT are not set)"
+    die "--on-dfs runs inside scripts/dfs.sh or scripts/cephfs.sh (MPIIO_DFS_DIR and MPIIO_DFS_AGENT are not set)"
   AGENT=$MPIIO_DFS_AGENT WORK_ROOT=$MPIIO_DFS_DIR/conformance
   # (a call there crosses the testbed's network: t_filters_parallel alone took 814 s under OMPIO)
   [ -n "$TIMEOUT_GIVEN" ] || TIMEOUT=2400
@@ -140,7 +142,8 @@ if [ "$ON_DFS" = 1 ]; then
   # under ROMIO with the plugin). The MPI-IO drivers take no such lock.
   RUN_ENV=(HDF5_USE_FILE_LOCKING=FALSE)
 fi
-OUT=${OUT:-$BUILD/conformance$([ "$ON_DFS" = 0 ] || echo -dfs)}
+# (the CephFS testbed's report beside the GlusterFS testbed's: conformance-cephfs)
+OUT=${OUT:-$BUILD/conformance$([ "$ON_DFS" = 0 ] || { [ "${MPIIO_DFS_KIND:-}" = cephfs ] && echo -cephfs || echo -dfs; })}
 mkdir -p "$OUT" || die "cannot create $OUT"
 OUT=$(cd "$OUT" && pwd)
 WORK_ROOT=${WORK_ROOT:-$OUT/work}
@@ -392,7 +395,10 @@ write_report() {
   local no_atomicity=0
   grep -qs "Atomicity tests will be skipped" "$OUT"/logs/testphdf5.* && no_atomicity=1
   local where=""
-  [ "$ON_DFS" = 0 ] || where="On the distributed file system of scripts/dfs.sh (GlusterFS: three servers, two FUSE clients): the programs' working directories on its volume, the odd ranks on its second client and the even ranks on the first (the testbed's rank agent starts each rank); HDF5_USE_FILE_LOCKING=FALSE under both drivers (a lock released by a close lingers up to a second there: the programs' serial reopens would fail with EAGAIN)."
+  local testbed="scripts/dfs.sh (GlusterFS: three servers, two FUSE clients)"
+  [ "${MPIIO_DFS_KIND:-glusterfs}" != cephfs ] ||
+    testbed="scripts/cephfs.sh (CephFS: a monitor, two OSDs, an MDS, two ceph-fuse clients)"
+  [ "$ON_DFS" = 0 ] || where="On the distributed file system of $testbed: the programs' working directories on its volume, the odd ranks on its second client and the even ranks on the first (the testbed's rank agent starts each rank); HDF5_USE_FILE_LOCKING=FALSE under both drivers (on GlusterFS a lock released by a close lingers up to a second: the programs' serial reopens would fail with EAGAIN)."
   awk -F'\t' -v ios="$IOS" -v drivers="$DRIVERS" -v programs="$PROGRAMS" -v optin="$OPTIN_PROGRAMS" -v mpi="$MPI_LABEL" \
       -v where="$where" -v contextfile="$OUT/context.txt" \
       -v full="$FULL" -v strict="$STRICT" -v np="$NP" -v h5ver="$H5VER" -v total="$total_secs" \

@@ -16,6 +16,7 @@
 # ("Shared storage") says what it reproduces and what it does not.
 #
 # The command runs with:
+#   MPIIO_DFS_KIND        glusterfs (scripts/cephfs.sh, the other testbed, says cephfs)
 #   MPIIO_DFS_DIR         the path every rank uses (client 1's mount; client 2 is bound there for
 #                         the ranks the agent puts on it)
 #   MPIIO_DFS_CLIENT2     client 2's own mount
@@ -65,21 +66,11 @@ done
 
 # ---- can this machine do it? ------------------------------------------------------------------
 cannot() { echo "[dfs] FAIL: this machine cannot run the distributed file system: $*" >&2; exit 1; }
+# shellcheck source=scripts/testbed_check.sh
+source "$(dirname "$0")/testbed_check.sh"
 check_machine() {
-  [ "$(id -u)" = 0 ] || cannot "needs root (network namespaces, FUSE mounts)"
-  command -v ip >/dev/null || cannot "no 'ip' command (Debian package iproute2)"
-  command -v nsenter >/dev/null && command -v unshare >/dev/null || cannot "no nsenter/unshare (util-linux)"
-  [ -c /dev/fuse ] || cannot "no /dev/fuse (the kernel has no FUSE, or the container hides it)"
-  grep -qw fuse /proc/filesystems || cannot "the kernel lists no 'fuse' file system in /proc/filesystems"
+  testbed_check_machine mpiio-dfscheck
   grep -qw tmpfs /proc/filesystems || cannot "no tmpfs for the bricks"
-  unshare --net --mount true 2>/dev/null || cannot "network/mount namespaces are not allowed here"
-  local probe=mpiio-dfscheck-$$ why=""
-  ip netns add "$probe" 2>/dev/null || cannot "'ip netns add' is not permitted here"
-  ip -n "$probe" link add name br0 type bridge 2>/dev/null || why="bridges cannot be created (kernel without bridge?)"
-  [ -n "$why" ] || ip link add name x0 netns "$probe" type veth peer name x1 netns "$probe" 2>/dev/null ||
-    why="veth pairs cannot be created (kernel without veth?)"
-  ip netns del "$probe" 2>/dev/null || true
-  [ -z "$why" ] || cannot "$why"
 }
 check_machine
 if ((CHECK_ONLY)); then echo "dfs: this machine can run the distributed file system"; exit 0; fi
@@ -275,7 +266,7 @@ chmod +x "$WORK/agent"
 log "volume $VOLUME: disperse 2+1 over servers $SUBNET.1-3 (bricks tmpfs $BRICK_SIZE each), clients" \
     "$SUBNET.11 at $DIR and $SUBNET.12 at $DIR2; set up in $((SECONDS - t_setup)) s"
 
-export MPIIO_DFS_DIR=$DIR MPIIO_DFS_CLIENT2=$DIR2 MPIIO_DFS_AGENT=$WORK/agent MPIIO_DFS_CTL=$WORK/ctl
+export MPIIO_DFS_KIND=glusterfs MPIIO_DFS_DIR=$DIR MPIIO_DFS_CLIENT2=$DIR2 MPIIO_DFS_AGENT=$WORK/agent MPIIO_DFS_CTL=$WORK/ctl
 rc=0
 timeout --kill-after=15 "$TIMEOUT" "$@" || rc=$?
 ((rc != 124)) || log "FAIL: the command did not finish within ${TIMEOUT}s (killed)"

@@ -14,8 +14,9 @@
 # Default: Open MPI's OMPIO, both file formats (default and latest), every kill point.
 # --full:  every io component the build found (MPIIO_TEST_IO_COMPONENTS from ompi_info: ROMIO is
 #          romio321 in Open MPI 4.1, romio341 in 5.0).
-# --dfs:   on the distributed file system of scripts/dfs.sh (scripts/test.sh --on-dfs: the files on
-#          its volume, odd ranks on its second client), where the plugin keeps the writer's rewrite
+# --dfs:   on the distributed file system of scripts/dfs.sh or scripts/cephfs.sh (scripts/test.sh
+#          --on-dfs: the files on its volume, odd ranks on its second client), where the plugin
+#          keeps the writer's rewrite
 #          in its aggregators' memory until H5Fflush (write_behind): every io component, every kill
 #          point, the default format only (each call crosses the testbed's network: both formats
 #          took 123 s there, one about half). The writer fails before its flush when its ranks are
@@ -30,7 +31,7 @@ formats=(default latest)
 shared_storage=()
 if [ "$mode" = --dfs ]; then
   if [ -z "${MPIIO_DFS_CTL:-}" ] || [ -z "${MPIIO_TEST_DIR:-}" ] || [ -z "${OMPI_MCA_orte_fork_agent:-}" ]; then
-    echo "crash: skipped: not on the distributed file system (run inside scripts/dfs.sh with scripts/test.sh --on-dfs)"
+    echo "crash: skipped: not on the distributed file system (run inside scripts/dfs.sh or scripts/cephfs.sh with scripts/test.sh --on-dfs)"
     exit 77
   fi
   dir=$MPIIO_TEST_DIR/mpiio-tests/crash-dfs report="$report_dir/crash-report-dfs.md"

@@ -1,16 +1,21 @@
-// What only shared storage shows, on the distributed file system of scripts/dfs.sh (CI stage dfs):
-// ranks on two client hosts, each with its own client of the file system, and servers that can
-// fail. Every test is skipped, saying why, outside that testbed (MPIIO_DFS_CTL unset).
+// What only shared storage shows, on the distributed file systems of scripts/dfs.sh (GlusterFS, CI
+// stage dfs) and scripts/cephfs.sh (CephFS, CI stage cephfs): ranks on two client hosts, each with
+// its own client of the file system, and servers that can fail. Every test is skipped, saying why,
+// outside those testbeds (MPIIO_DFS_CTL unset).
 //
 //  - Visibility: the bytes the ranks of one client wrote (collective transfer on each route,
 //    independent transfer) are what the ranks of the other client read once the file was flushed
-//    (H5Fflush: MPI_File_sync, barrier) or closed, as MPI's consistency rules promise - with the
-//    file system's client write cache on, so a missing MPI_File_sync leaves the other client
-//    reading stale bytes. A control checks that the cache does hold writes back.
-//  - Faults: a data server killed during a collective write (the volume survives one: the write
-//    completes and the bytes are right); a client daemon killed under some ranks (every rank gets
-//    an HDF5 error, none hangs); the volume full (an HDF5 error on every rank). What was flushed
-//    before a fault reads back intact.
+//    (H5Fflush: MPI_File_sync, barrier) or closed, as MPI's consistency rules promise. On GlusterFS
+//    with the file system's client write cache on, so a missing MPI_File_sync leaves the other
+//    client reading stale bytes; a control checks that the cache does hold writes back. CephFS
+//    keeps its clients' caches coherent itself (the MDS recalls a client's capabilities to cache a
+//    file another client opened for writing): it has no cache that holds writes back from the
+//    other client, so there the control is skipped and the same cases check the bytes across the
+//    clients (a missing MPI_File_sync cannot show there).
+//  - Faults: a data server killed during a collective write (the file system survives one: the
+//    write completes and the bytes are right); a client daemon killed under some ranks (every rank
+//    gets an HDF5 error, none hangs); the volume full (an HDF5 error on every rank). What was
+//    flushed before a fault reads back intact.
 //
 // Ranks: odd ranks run on client 2, even ranks on client 1 (the testbed's agent), so on 2 or more
 // ranks every rank's neighbour (rank + 1) reads through the other client.
@@ -41,8 +46,15 @@ constexpr unsigned kWatchdogSeconds = 240;
 
 const char *testbed_controls() { return std::getenv("MPIIO_DFS_CTL"); }
 
-// Collective: rank 0 runs a control of the testbed (scripts/dfs.sh --help); true on every rank
-// when it succeeded.
+// The testbed's file system (MPIIO_DFS_KIND: glusterfs from scripts/dfs.sh, cephfs from
+// scripts/cephfs.sh).
+bool on_cephfs() {
+    const char *kind = std::getenv("MPIIO_DFS_KIND");
+    return kind != nullptr && std::string(kind) == "cephfs";
+}
+
+// Collective: rank 0 runs a control of the testbed (scripts/dfs.sh --help, scripts/cephfs.sh --help:
+// the same names); true on every rank when it succeeded.
 bool control(const std::string &args) {
     int status = 0;
     if (world_rank() == 0)
@@ -55,14 +67,16 @@ class SharedStorage : public testing::Test {
 protected:
     void SetUp() override {
         if (testbed_controls() == nullptr || *testbed_controls() == '\0')
-            GTEST_SKIP() << "not on the distributed file system of scripts/dfs.sh (MPIIO_DFS_CTL unset)";
+            GTEST_SKIP() << "not on the distributed file system of scripts/dfs.sh or scripts/cephfs.sh "
+                            "(MPIIO_DFS_CTL unset)";
         arm_watchdog(kWatchdogSeconds);
     }
     void TearDown() override { disarm_watchdog(); }
 };
 
 // The testbed's client write cache (Gluster's write-behind) on for the life of the object: writes
-// stay in the writing client until it is told to flush (fsync, close).
+// stay in the writing client until it is told to flush (fsync, close). On CephFS there is nothing
+// to turn on: its clients' caches stay coherent (on() is true, and nothing changes).
 // The clients switch to the new volume graph some time after the option is set (a second, more on
 // a loaded machine), and a file created meanwhile may fail to be found: each rank waits until it
 // can create and remove a file of its own in the test's directory through its client (at most 30 s).
@@ -84,11 +98,17 @@ void wait_for_the_clients() {
 class ClientWriteCache {
 public:
     ClientWriteCache() {
+        if (cephfs_) {
+            on_ = true;
+            return;
+        }
         on_ = control("gluster volume set mpiiovol performance.write-behind on") &&
               control("gluster volume set mpiiovol performance.write-behind-trickling-writes off");
         wait_for_the_clients();
     }
     ~ClientWriteCache() {
+        if (cephfs_)
+            return;
         control("gluster volume set mpiiovol performance.write-behind off");
         wait_for_the_clients();
     }
@@ -97,6 +117,7 @@ public:
     bool on() const { return on_; }
 
 private:
+    const bool cephfs_ = on_cephfs();
     bool on_ = false;
 };
 
@@ -159,6 +180,10 @@ TEST_F(SharedStorage, ClientCacheHoldsBackUnsyncedWrites) {
     // visibility tests run on 4 ranks as well.
     if (world_size() != 2)
         GTEST_SKIP() << "the control needs one rank per client (2 ranks)";
+    if (on_cephfs())
+        GTEST_SKIP() << "CephFS keeps its clients' caches coherent (the MDS recalls the capabilities to "
+                        "cache a file another client writes): there is no client cache that holds "
+                        "writes back from the other client to turn on";
     ClientWriteCache cache;
     ASSERT_TRUE(cache.on());
     const std::string path = test_dir() + "/control.bin";
@@ -309,17 +334,18 @@ bool reads_back(const std::string &path, int salt) {
            world_size();
 }
 
-// A data server dies while a collective write is under way: the volume keeps one of its three
-// fragments' worth of redundancy, so the write completes and the bytes are right, before and after
-// the server is back.
+// A data server dies while a collective write is under way: the file system keeps one server's
+// worth of redundancy (GlusterFS: one of the disperse volume's three fragments; CephFS: one of the
+// pools' two replicas, writable with one), so the write completes and the bytes are right, before
+// and after the server is back.
 TEST_F(SharedStorage, ServerKilledDuringCollectiveWrite) {
     const std::string path = test_dir() + "/server.h5";
     {
         FlushedFile f(path);
         ASSERT_TRUE(f.ok) << error_stack_text();
         Hid dxpl = make_dxpl(H5FD_MPIO_COLLECTIVE);
-        // Server 3 goes down a moment after the writes begin.
-        ASSERT_TRUE(control("kill-server-after 0.05 3"));
+        // The last server (GlusterFS's 3, CephFS's OSD 2) goes down a moment after the writes begin.
+        ASSERT_TRUE(control(on_cephfs() ? "kill-server-after 0.05 2" : "kill-server-after 0.05 3"));
         bool written = true;
         for (int salt = 2; salt < 8 && written; ++salt)
             written = all_ranks(f.blocks->write(world_rank(), salt, dxpl));
@@ -421,10 +447,12 @@ TEST_F(SharedStorage, VolumeFullIsAnErrorOnEveryRank) {
         for (char &ch : lower)
             ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         // What the storage said: a short write (OMPIO: the driver names the likely cause) or
-        // ENOSPC, or EIO where the disperse volume could not store a fragment (ROMIO passes it on).
+        // ENOSPC, or EIO where the disperse volume could not store a fragment (ROMIO passes it on),
+        // or EDQUOT where the testbed fills the file system with a quota (CephFS).
         if (!written) {
             EXPECT_TRUE(lower.find("space") != std::string::npos ||
-                        lower.find("input/output error") != std::string::npos)
+                        lower.find("input/output error") != std::string::npos ||
+                        lower.find("quota") != std::string::npos)
                 << "the error does not say what the storage reported: " << text;
         }
     }

@@ -105,6 +105,7 @@ TEST(FileDomains, EachStripeUnitHasOneWriterFixedByItsOffset) {
 }
 
 // The number of aggregators: the key asks (more than one per node), the cb_nodes hint caps it.
+// (8 KiB windows, whatever unit the file system reports: every aggregator gets windows.)
 TEST(FileDomains, AggregatorCountFollowsTheKeyAndCbNodes) {
     const int s = world_size(), r = world_rank();
     struct Row {
@@ -117,7 +118,8 @@ TEST(FileDomains, AggregatorCountFollowsTheKeyAndCbNodes) {
                                            {"", 1}}) { // one node here: one aggregator
         SCOPED_TRACE(row.config);
         const std::string config =
-            std::string("collective_route=aggregate;write_behind=off;staging_buffer=4K;") + row.config;
+            std::string("collective_route=aggregate;write_behind=off;staging_buffer=4K;stripe_unit=8K;") +
+            row.config;
         FaplOptions options;
         options.config = config.c_str();
         Hid fapl = make_fapl(Driver::Mpiio, options);

@@ -392,14 +392,23 @@ TEST(Stats, SummaryIsPrintedOnceByRankZeroAtClose) {
         // exactly one summary
         EXPECT_EQ(text.find("mpiio stats:"), text.rfind("mpiio stats:")) << text;
         // the storage class in effect, from the file system the test directory is on (tmpfs here,
-        // GlusterFS through FUSE in CI's dfs stage)
+        // GlusterFS or CephFS through FUSE in CI's dfs and cephfs stages, named by the mount table)
         const char *dfs = std::getenv("MPIIO_DFS_DIR");
         const char *base = std::getenv("MPIIO_TEST_DIR");
-        if (dfs != nullptr && base != nullptr && std::string(base) == dfs)
-            EXPECT_NE(text.find("storage: shared (from the file system; file system: fuse): sieve_gap=64K"),
+        const char *kind = std::getenv("MPIIO_DFS_KIND");
+        if (dfs != nullptr && base != nullptr && std::string(base) == dfs) {
+            const std::string named =
+                kind != nullptr && std::string(kind) == "cephfs" ? "cephfs (ceph-fuse)" : "glusterfs (fuse)";
+            EXPECT_NE(text.find("storage: shared (from the file system; file system: " + named +
+                                "): sieve_gap=64K"),
                       std::string::npos)
                 << text;
-        else if (base == nullptr)
+            // the file's layout as the storage reported it (CephFS: its layout attribute)
+            if (named == "cephfs (ceph-fuse)")
+                EXPECT_NE(text.find("layout: stripe unit 4M x 1 stripes (ceph.file.layout"),
+                          std::string::npos)
+                    << text;
+        } else if (base == nullptr)
             EXPECT_NE(text.find("storage: local (from the file system; file system: tmpfs): sieve_gap=4K"),
                       std::string::npos)
                 << text;

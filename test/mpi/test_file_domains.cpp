@@ -52,6 +52,8 @@ int aggregators_of(hid_t file) {
 // `aggregators` = the ranks, all on this node, aggregator index a is rank a); every write lies
 // inside its window.
 TEST(FileDomains, EachStripeUnitHasOneWriterFixedByItsOffset) {
+    if (route_forced_by_environment("aggregate"))
+        GTEST_SKIP() << "the environment forces another route";
     const int s = world_size(), r = world_rank();
     const std::string config = "collective_route=aggregate;write_behind=off;window_cache=0;stripe_unit=64K;"
                                "staging_buffer=100K;aggregators=" +
@@ -107,6 +109,8 @@ TEST(FileDomains, EachStripeUnitHasOneWriterFixedByItsOffset) {
 // The number of aggregators: the key asks (more than one per node), the cb_nodes hint caps it.
 // (8 KiB windows, whatever unit the file system reports: every aggregator gets windows.)
 TEST(FileDomains, AggregatorCountFollowsTheKeyAndCbNodes) {
+    if (route_forced_by_environment("aggregate"))
+        GTEST_SKIP() << "the environment forces another route";
     const int s = world_size(), r = world_rank();
     struct Row {
         const char *config;

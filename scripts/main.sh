@@ -90,7 +90,9 @@
 #                     both clients (odd ranks on client 2) unless --clients 1. Published to
 #                     docs/bench/dfs-<N>client(s)/<layer>/ with a summary.md of their own, or at
 #                     another --size than the default to docs/bench/dfs-<N>client(s)-<size>/.
-#   --clients N       with --storage dfs: 2 (default) or 1 client mounts for the ranks
+#                     cephfs: the same inside scripts/cephfs.sh (CephFS, two OSDs, an MDS, 2
+#                     ceph-fuse mounts), published to docs/bench/cephfs-<N>client(s)/<layer>/.
+#   --clients N       with --storage dfs or cephfs: 2 (default) or 1 client mounts for the ranks
 #   --label TEXT      note recorded with the results (e.g. "machine busy")
 #   --no-matrix       skip h5bench_vfd
 #   --no-overhead     skip the per-operation overhead
@@ -144,7 +146,7 @@ while (($#)); do
     --dir) need "$@"; DIR=$2; dir_given=1; shift 2 ;;
     --storage)
       need "$@"
-      case "$2" in tmpfs|dfs) STORAGE=$2 ;; *) echo "main.sh: --storage must be tmpfs or dfs" >&2; exit 2 ;; esac
+      case "$2" in tmpfs|dfs|cephfs) STORAGE=$2 ;; *) echo "main.sh: --storage must be tmpfs, dfs or cephfs" >&2; exit 2 ;; esac
       shift 2 ;;
     --clients)
       need "$@"
@@ -175,18 +177,25 @@ if ((TARGETS)); then
   [ -n "$LAYERS" ] || LAYERS=ompio
   [ -n "$H5PERF_CONFIGS" ] || H5PERF_CONFIGS=contig-coll,chunked-coll
 fi
-if [ "$STORAGE" = dfs ]; then
-  ((dir_given)) && { echo "main.sh: --dir and --storage dfs exclude each other" >&2; exit 2; }
-  [ -z "$STACK" ] || { echo "main.sh: --storage dfs runs on this host's stacks only" >&2; exit 2; }
+# A testbed's storage (dfs: GlusterFS, cephfs: CephFS): its script sets it up around this one.
+on_testbed() { [ "$STORAGE" != tmpfs ]; }
+if on_testbed; then
+  ((dir_given)) && { echo "main.sh: --dir and --storage $STORAGE exclude each other" >&2; exit 2; }
+  [ -z "$STACK" ] || { echo "main.sh: --storage $STORAGE runs on this host's stacks only" >&2; exit 2; }
   if [ -z "${MPIIO_DFS_CTL:-}" ]; then # not inside the testbed yet: set it up around this script
-    exec bash scripts/dfs.sh --timeout 86400 -- bash scripts/main.sh "${ARGS[@]}"
+    testbed=$([ "$STORAGE" = dfs ] && echo dfs || echo cephfs)
+    exec bash "scripts/$testbed.sh" --timeout 86400 -- bash scripts/main.sh "${ARGS[@]}"
   fi
   DIR=$MPIIO_DFS_DIR
   BENCH_ARGS+=(--server-ops "$MPIIO_DFS_CTL")
   ((min_phase_given)) || MIN_PHASE=1
   ((overhead_given)) || OVERHEAD=0
   ((h5perf_given)) || H5PERF=0
-  [ -n "$LABEL" ] || LABEL="GlusterFS testbed (disperse 2+1 over 3 servers, client caches off), ranks on $CLIENTS client$( ((CLIENTS == 1)) || echo s)"
+  if [ "$STORAGE" = dfs ]; then
+    [ -n "$LABEL" ] || LABEL="GlusterFS testbed (disperse 2+1 over 3 servers, client caches off), ranks on $CLIENTS client$( ((CLIENTS == 1)) || echo s)"
+  else
+    [ -n "$LABEL" ] || LABEL="CephFS testbed (2 OSDs, 2 replicas, 1 MDS, ceph-fuse page cache off), ranks on $CLIENTS client$( ((CLIENTS == 1)) || echo s)"
+  fi
 fi
 if ((SUBFILING)); then
   ((timeout_given)) || TIMEOUT=14400 # a launch with subfiling is long, not hung
@@ -235,8 +244,8 @@ fi
 ((SUBFILING)) && PUBLISH_DIR="$PUBLISH_DIR/subfiling"
 # Runs on the distributed file system publish apart too (docs/bench/dfs-<N>client(s)/<layer>/):
 # other storage; a size other than the default apart again (the tables compare at one size).
-if [ "$STORAGE" = dfs ]; then
-  PUBLISH_DIR="$PUBLISH_DIR/dfs-${CLIENTS}client$( ((CLIENTS == 1)) || echo s)"
+if on_testbed; then
+  PUBLISH_DIR="$PUBLISH_DIR/$STORAGE-${CLIENTS}client$( ((CLIENTS == 1)) || echo s)"
   [ "$SIZE" = medium ] || PUBLISH_DIR="$PUBLISH_DIR-$SIZE"
 fi
 mkdir -p "$OUT"
@@ -315,16 +324,16 @@ build_mpich() {
 # variables to every rank.
 launcher() {
   local layer=$1; shift
-  [ "$STORAGE" = dfs ] && set -- "$@" MPIIO_DFS_CLIENTS="$CLIENTS"
+  on_testbed && set -- "$@" MPIIO_DFS_CLIENTS="$CLIENTS"
   if [ "$layer" = mpich ]; then
     LAUNCH=(mpirun.mpich -n "$MPICH_RANKS")
     for kv in "$@"; do LAUNCH+=(-genv "${kv%%=*}" "${kv#*=}"); done
     # On the testbed every rank starts through its agent, which puts odd ranks on client 2.
-    [ "$STORAGE" = dfs ] && LAUNCH+=("$MPIIO_DFS_AGENT")
+    on_testbed && LAUNCH+=("$MPIIO_DFS_AGENT")
   else
     LAUNCH=(mpirun -n "$RANKS" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
             --mca io "$(io_component "$layer")")
-    [ "$STORAGE" = dfs ] && LAUNCH+=(--mca orte_fork_agent "$MPIIO_DFS_AGENT")
+    on_testbed && LAUNCH+=(--mca orte_fork_agent "$MPIIO_DFS_AGENT")
     for kv in "$@"; do LAUNCH+=(-x "$kv"); done
   fi
   return 0

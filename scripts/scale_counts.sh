@@ -182,6 +182,19 @@ if [ "$MODE" = aggregate ]; then
         if ($5 != "flush") { pc[$8] = 1; hc[$9] = 1 } else { fpc[$8] = 1; fhc[$9] = 1 } }
       function kib(b) { return b >= 1048576 ? (b / 1048576) " MiB" : (b / 1024) " KiB" }
       function vals(a,   s, v) { s = ""; for (v in a) s = s (s == "" ? "" : ", ") v; return s }
+      # A table of the write rows: a line per row key, a cell per column of fields a, b, c, d.
+      function table(fmt, a, b, c, d,   k, col, line, kk) {
+        hdr()
+        for (k = 1; k <= nk; ++k) {
+          line = "| " order[k]; gsub("\t", " | ", line); line = line " |"
+          for (col = 1; col <= nc; ++col) {
+            kk = order[k] SUBSEP cols[col]
+            if (!((kk, 1) in W)) { line = line " - |"; continue }
+            line = line sprintf(fmt, W[kk, a], W[kk, b], W[kk, c], W[kk, d])
+          }
+          print line
+        }
+      }
       function hdr(title,   c, split_c, line, sep) {
         line = "| ranks | nodes |"; sep = "|---|---|"
         for (c = 1; c <= nc; ++c) { split(cols[c], split_c, "\t"); line = line " " split_c[2] ", " kib(split_c[1]) " |"; sep = sep "---|" }
@@ -200,30 +213,12 @@ if [ "$MODE" = aggregate ]; then
         print "included): the other ranks mean / max, then the aggregators max, and (in brackets) the ranks that"
         print "aggregated in the transfer:"
         print ""
-        hdr()
-        for (k = 1; k <= nk; ++k) {
-          line = "| " order[k]; gsub("\t", " | ", line); line = line " |"
-          for (c = 1; c <= nc; ++c) {
-            kk = order[k] SUBSEP cols[c]
-            if (!((kk, 1) in W)) { line = line " - |"; continue }
-            line = line sprintf(" %.2f / %d; %d (%d) |", W[kk, 10], W[kk, 11], W[kk, 13], W[kk, 7])
-          }
-          print line
-        }
+        table(" %.2f / %d; %d (%d) |", 10, 11, 13, 7)
         print ""
         print "**Piece descriptions per rank per write**: bytes a rank sends its aggregators (mean / max), the most"
         print "an aggregator receives, and the largest share of a rank'"'"'s own data bytes:"
         print ""
-        hdr()
-        for (k = 1; k <= nk; ++k) {
-          line = "| " order[k]; gsub("\t", " | ", line); line = line " |"
-          for (c = 1; c <= nc; ++c) {
-            kk = order[k] SUBSEP cols[c]
-            if (!((kk, 1) in W)) { line = line " - |"; continue }
-            line = line sprintf(" %d / %d; %d; %.4f %% |", W[kk, 16], W[kk, 17], W[kk, 18], W[kk, 20])
-          }
-          print line
-        }
+        table(" %d / %d; %d; %.4f %% |", 16, 17, 18, 20)
       }' "$1"
     # the flush rows, straight from the TSV
     awk -F'\t' '$5 == "flush" && !shown++ {

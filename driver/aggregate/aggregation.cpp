@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace mpiio::aggregation {
 
@@ -44,16 +45,14 @@ std::size_t aggregator_count(std::size_t nodes, std::size_t ranks, std::size_t a
 
 std::vector<int> choose_aggregators(std::span<const int> node_of, std::size_t count) {
     // Each node's ranks, in ascending order, nodes in the order of their lowest rank.
+    // (node_of[r] is a rank no larger than r: a node is first met at its lowest rank.)
     std::vector<std::vector<int>> nodes;
-    std::vector<int> leaders;
+    std::unordered_map<int, std::size_t> node_index; // a node's lowest rank -> its place in `nodes`
     for (std::size_t r = 0; r < node_of.size(); ++r) {
-        const auto at = std::find(leaders.begin(), leaders.end(), node_of[r]);
-        if (at == leaders.end()) {
-            leaders.push_back(node_of[r]);
-            nodes.push_back({static_cast<int>(r)});
-        } else {
-            nodes[static_cast<std::size_t>(at - leaders.begin())].push_back(static_cast<int>(r));
-        }
+        const auto [at, first] = node_index.try_emplace(node_of[r], nodes.size());
+        if (first)
+            nodes.emplace_back();
+        nodes[at->second].push_back(static_cast<int>(r));
     }
     if (nodes.empty())
         return {0};

@@ -1,6 +1,8 @@
 // See file_layout.hpp.
 #include "file/file_layout.hpp"
 
+#include "io/mpi_io.hpp"
+
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
@@ -124,17 +126,21 @@ std::optional<FileLayout> parse_lustre_layout(std::span<const unsigned char> byt
     return plain_lustre_layout(bytes);
 }
 
-FileLayout probe_layout(const std::string &path, MPI_Info hints) {
-    if (auto ceph = xattr(path, "ceph.file.layout"))
-        if (auto l = parse_ceph_layout(
-                std::string_view(reinterpret_cast<const char *>(ceph->data()), ceph->size())))
-            return *l;
-    if (auto lov = xattr(path, "lustre.lov"))
-        if (auto l = parse_lustre_layout(*lov))
-            return *l;
+FileLayout probe_layout(const std::string &path, LayoutAttribute attribute, MPI_File fh) {
+    if (attribute == LayoutAttribute::Ceph)
+        if (auto ceph = xattr(path, "ceph.file.layout"))
+            if (auto l = parse_ceph_layout(
+                    std::string_view(reinterpret_cast<const char *>(ceph->data()), ceph->size())))
+                return *l;
+    if (attribute == LayoutAttribute::Lustre)
+        if (auto lov = xattr(path, "lustre.lov"))
+            if (auto l = parse_lustre_layout(*lov))
+                return *l;
     FileLayout l;
-    if ((l.unit = info_number(hints, "striping_unit")) != 0) {
-        l.count = info_number(hints, "striping_factor");
+    const std::optional<Info> hints = fh != MPI_FILE_NULL ? mpi_file_hints(fh) : std::nullopt;
+    const MPI_Info reported = hints ? hints->get() : MPI_INFO_NULL;
+    if ((l.unit = info_number(reported, "striping_unit")) != 0) {
+        l.count = info_number(reported, "striping_factor");
         l.count_is_servers = l.count > 0;
         l.source = LayoutSource::MpiHints;
         return l;

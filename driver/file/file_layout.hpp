@@ -5,14 +5,16 @@
 // to the next (on Lustre an extent lock, on GPFS a block token, on CephFS an object).
 //
 // Rank 0 asks the storage once per open (probe_layout), after the file exists, in the order a file
-// system answers most precisely: CephFS's `ceph.file.layout` and Lustre's `lustre.lov` extended
-// attributes, the MPI-IO layer's `striping_unit`/`striping_factor` hints, then `st_blksize`
+// system answers most precisely: CephFS's `ceph.file.layout` or Lustre's `lustre.lov` extended
+// attribute (only on that file system: elsewhere the question would cost a round trip to the
+// servers for nothing), the MPI-IO layer's `striping_unit`/`striping_factor` hints, then `st_blksize`
 // (GPFS's block, NFS's transfer size, a local disk's page). The result travels with the open's
 // broadcast (to_words/from_words), so every rank plans with the same layout; the configuration's
 // `stripe_unit`/`stripe_count` override what was found.
 #pragma once
 
 #include "settings/config.hpp"
+#include "settings/storage.hpp"
 
 #include <mpi.h>
 
@@ -54,8 +56,10 @@ std::optional<FileLayout> parse_ceph_layout(std::string_view text);
 // of a new file meet).
 std::optional<FileLayout> parse_lustre_layout(std::span<const unsigned char> bytes);
 
-// Independent (rank 0 at open). The layout of the file at `path` (`hints`: the hints in effect).
-FileLayout probe_layout(const std::string &path, MPI_Info hints);
+// Independent (rank 0 at open). The layout of the file at `path` on a file system whose layouts
+// `attribute` tells (settings/storage.hpp), open as `fh` (its hints are asked only when no
+// attribute told; MPI_FILE_NULL: not asked).
+FileLayout probe_layout(const std::string &path, LayoutAttribute attribute, MPI_File fh);
 
 // Pure. The configuration's stripe_unit / stripe_count over what was found.
 FileLayout apply_layout_keys(FileLayout found, const Config &config);

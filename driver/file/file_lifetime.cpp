@@ -341,8 +341,7 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
         size_error = capture([&] {
             size = mpi_file_size(opened.fh);
             rank0_words[1] = file_system_magic(name);
-            const std::optional<Info> reported = mpi_file_hints(opened.fh);
-            const auto layout = to_words(probe_layout(name, reported ? reported->get() : MPI_INFO_NULL));
+            const auto layout = to_words(probe_layout(name, layout_attribute_of(rank0_words[1]), opened.fh));
             std::copy(layout.begin(), layout.end(), rank0_words.begin() + 3);
             rank0_words[2] = static_cast<std::int64_t>(requested_cb_nodes(requested.get()));
         });

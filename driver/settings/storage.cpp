@@ -16,6 +16,7 @@ struct KnownFileSystem {
     const char *name;
     StorageClass storage;
     bool in_memory = false; // the file's bytes live in memory: MPI_File_sync has no device to flush
+    LayoutAttribute layout = LayoutAttribute::None; // where its files' layouts can be read
 };
 
 constexpr std::int64_t kFuseMagic = 0x65735546;
@@ -44,16 +45,16 @@ constexpr std::array<KnownFileSystem, 30> kKnown{{
     {0xCA451A4E, "bcachefs", StorageClass::Local},
     // Over a network, parallel, or in user space (FUSE: GlusterFS, DAOS dfuse, s3fs, ...): a call
     // costs a round trip to a server or a daemon.
-    {0x6969, "nfs", StorageClass::Shared},         {0x0BD00BD0, "lustre", StorageClass::Shared},
+    {0x6969, "nfs", StorageClass::Shared},         {0x0BD00BD0, "lustre", StorageClass::Shared, false, LayoutAttribute::Lustre},
     {0x47504653, "gpfs", StorageClass::Shared},    {0x65735546, "fuse", StorageClass::Shared},
-    {0x00C36400, "ceph", StorageClass::Shared},    {0x19830326, "beegfs", StorageClass::Shared},
+    {0x00C36400, "ceph", StorageClass::Shared, false, LayoutAttribute::Ceph},    {0x19830326, "beegfs", StorageClass::Shared},
     {0xAAD7AAEA, "panfs", StorageClass::Shared},   {0x20030528, "orangefs", StorageClass::Shared},
     {0xFE534D42, "smb2", StorageClass::Shared},    {0xFF534D42, "cifs", StorageClass::Shared},
     {0x517B, "smb", StorageClass::Shared},         {0x01021997, "9p", StorageClass::Shared},
     {0x5346414F, "afs", StorageClass::Shared},     {0x73757245, "coda", StorageClass::Shared},
     {0x7461636F, "ocfs2", StorageClass::Shared},   {0x01161970, "gfs2", StorageClass::Shared},
     // FUSE daemons the mount table names (kFuseSubtypes).
-    {kFuseSubtype + 1, "cephfs (ceph-fuse)", StorageClass::Shared},
+    {kFuseSubtype + 1, "cephfs (ceph-fuse)", StorageClass::Shared, false, LayoutAttribute::Ceph},
     {kFuseSubtype + 2, "glusterfs (fuse)", StorageClass::Shared},
     {kFuseSubtype + 3, "daos (dfuse)", StorageClass::Shared},
 }};
@@ -136,6 +137,11 @@ std::string file_system_name(std::int64_t magic) {
     char text[32];
     std::snprintf(text, sizeof text, "type 0x%llx", static_cast<unsigned long long>(magic));
     return text;
+}
+
+LayoutAttribute layout_attribute_of(std::int64_t magic) {
+    const KnownFileSystem *fs = known(magic);
+    return fs != nullptr ? fs->layout : LayoutAttribute::None;
 }
 
 bool file_system_in_memory(std::int64_t magic) {

@@ -38,6 +38,10 @@ std::int64_t fuse_code_from_mount_table(std::istream &table, const std::string &
 // the defaults were first measured on.
 StorageClass storage_class_of(std::int64_t magic);
 
+// Which extended attribute tells a file's layout on a file system (file/file_layout.hpp).
+enum class LayoutAttribute { None, Ceph, Lustre };
+LayoutAttribute layout_attribute_of(std::int64_t magic);
+
 // Whether a known file system type keeps its files in memory (tmpfs, ramfs).
 bool file_system_in_memory(std::int64_t magic);
 

@@ -108,12 +108,14 @@ TEST(FileLayout, TravelsAsWords) {
 TEST(FileLayout, LocalFilesGiveTheirBlockSize) {
     const std::string path = "/dev/shm/mpiio-layout-" + std::to_string(::getpid());
     std::ofstream(path) << "x";
-    const FileLayout l = mpiio::probe_layout(path, MPI_INFO_NULL);
+    const FileLayout l = mpiio::probe_layout(path, mpiio::LayoutAttribute::None, MPI_FILE_NULL);
     ::unlink(path.c_str());
     EXPECT_EQ(l.source, LayoutSource::BlockSize);
     EXPECT_GT(l.unit, 0u);
     EXPECT_EQ(l.count, 0u);
-    EXPECT_EQ(mpiio::probe_layout("/no-such-directory/x.h5", MPI_INFO_NULL).source, LayoutSource::None);
+    EXPECT_EQ(
+        mpiio::probe_layout("/no-such-directory/x.h5", mpiio::LayoutAttribute::None, MPI_FILE_NULL).source,
+        LayoutSource::None);
 }
 
 } // namespace

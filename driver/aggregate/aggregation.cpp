@@ -43,6 +43,14 @@ std::size_t aggregator_count(std::size_t nodes, std::size_t ranks, std::size_t a
     return std::max<std::size_t>(count, 1);
 }
 
+std::vector<int> node_leaders(std::span<const std::uint64_t> host_key) {
+    std::unordered_map<std::uint64_t, int> leader_of; // a host key -> its lowest rank
+    std::vector<int> node_of(host_key.size());
+    for (std::size_t r = 0; r < host_key.size(); ++r)
+        node_of[r] = leader_of.try_emplace(host_key[r], static_cast<int>(r)).first->second;
+    return node_of;
+}
+
 std::vector<int> choose_aggregators(std::span<const int> node_of, std::size_t count) {
     // Each node's ranks, in ascending order, nodes in the order of their lowest rank.
     // (node_of[r] is a rank no larger than r: a node is first met at its lowest rank.)

@@ -171,6 +171,11 @@ struct SenderWords {
 // sender's words (given in ascending rank order). Throws std::invalid_argument on malformed words.
 std::vector<WindowPieces> windows_from(std::span<const SenderWords> senders);
 
+// Local. The node map choose_aggregators takes: for each rank, the lowest rank with the same
+// host key (`host_key[r]`: a hash of rank r's MPI processor name, the host name under Open MPI
+// and MPICH; ROMIO groups ranks into hosts by that name too).
+std::vector<int> node_leaders(std::span<const std::uint64_t> host_key);
+
 // Which ranks aggregate, `count` of them (`node_of[r]`: the lowest rank of rank r's node): with
 // no more than the nodes, the lowest rank of nodes spread evenly over them; with more, every
 // node's lowest rank, then every node's second lowest, and so on (nodes with ranks left). In

@@ -192,6 +192,15 @@ TEST(Aggregation, AggregatorsSpreadOverTheNodes) {
     EXPECT_EQ(choose_aggregators(std::vector<int>{}, 3), (std::vector<int>{0}));
 }
 
+// The node map from the ranks' host keys: each rank's lowest rank of the same host, whatever the
+// order the hosts' ranks come in.
+TEST(Aggregation, NodesAreTheRanksOfOneHost) {
+    EXPECT_EQ(node_leaders(std::vector<std::uint64_t>{7, 7, 9, 9}), (std::vector<int>{0, 0, 2, 2}));
+    EXPECT_EQ(node_leaders(std::vector<std::uint64_t>{7, 9, 7, 9}), (std::vector<int>{0, 1, 0, 1}));
+    EXPECT_EQ(node_leaders(std::vector<std::uint64_t>{5, 5, 5}), (std::vector<int>{0, 0, 0}));
+    EXPECT_TRUE(node_leaders(std::vector<std::uint64_t>{}).empty());
+}
+
 // A rank's batches: one per window it has bytes in (none for the windows between), each with its
 // pieces grouped; every byte of every segment in exactly one batch, the batch of its window.
 TEST(Aggregation, BatchesAreTheWindowsARankHasBytesIn) {

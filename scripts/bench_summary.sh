@@ -15,9 +15,9 @@ DIR=${1:-docs/bench}
 REL=docs/bench${DIR##*docs/bench}
 REL=${REL%/}
 cd "$DIR"
-# (runs with subfiling and runs on the distributed file system publish apart, under subfiling/ and
-# dfs-*/, with a summary of their own)
-mapfile -t dirs < <(find . -name results.json -not -path '*/subfiling/*' -not -path '*/dfs-*' -printf '%h\n' | sed 's|^\./||' | awk '
+# (runs with subfiling and runs on the distributed file systems publish apart, under subfiling/,
+# dfs-*/ (GlusterFS) and cephfs-*/, with a summary of their own)
+mapfile -t dirs < <(find . -name results.json -not -path '*/subfiling/*' -not -path '*/dfs-*' -not -path '*/cephfs-*' -printf '%h\n' | sed 's|^\./||' | awk '
   # bookworm first (ompio, romio, mpich), then the root stacks, older suites first (trixie, sid)
   { s = $0; sub(/^trixie/, "a", s); sub(/^sid/, "b", s)
     key = ($0 ~ /\//) ? "1" s : "0" ($0 == "ompio" ? "a" : $0 == "romio" ? "b" : "c") $0; print key "\t" $0 }' |

@@ -161,8 +161,8 @@ ci_sanitize() { bash scripts/sanitize.sh; }
 # data-path suites with their files on it and their ranks on both clients (odd ranks on the second),
 # every case of them (those of many tiny calls at smaller sizes: on_dfs above), compared with the
 # built-in driver's files, and the dfs suite (visibility across clients, server,
-# client and space faults), the opens count (2 ranks), two of the two-host tests (scripts/multihost.sh: host b through the
-# second client) and the crash test's shared-storage run (4 ranks killed after H5Fflush while the
+# client and space faults), the opens count (2 ranks), three of the two-host tests (scripts/multihost.sh: host b through the
+# second client: layouts, host_failure, file_domains) and the crash test's shared-storage run (4 ranks killed after H5Fflush while the
 # plugin keeps a rewrite behind until that flush: crash.kill_after_flush.dfs, about a minute);
 # Open MPI 4.1, OMPIO and ROMIO, 2 and 4 ranks. The data-path suites run under OMPIO
 # only: the plugin's own aggregating route (which `auto` takes on shared storage only, under every
@@ -186,7 +186,7 @@ ci_dfs() {
   scripts/build.sh --stack bookworm-openmpi --hdf5 1.14.5 >/dev/null || return 1
   bash scripts/dfs.sh --timeout 1500 -- bash scripts/test.sh --on-dfs \
     -L '^(mpi|errors|chunkio|selection_io|dfs|multihost|opens|crash)$' \
-    -R '^dfs[.].*[.]np[24][.]|^multihost[.](layouts|host_failure)[.]|^opens[.]np2[.]|[.]np2[.]ompio$|^crash[.]kill_after_flush[.]dfs$' ||
+    -R '^dfs[.].*[.]np[24][.]|^multihost[.](layouts|host_failure|file_domains)[.]|^opens[.]np2[.]|[.]np2[.]ompio$|^crash[.]kill_after_flush[.]dfs$' ||
     failed=1
   bash scripts/dfs.sh --timeout 1200 -- bash scripts/conformance.sh --on-dfs --build-dir build --timeout 400 \
     --programs "$DFS_CONFORMANCE" || failed=1
@@ -203,7 +203,8 @@ ci_dfs() {
 # cache), it runs: the dfs suite (visibility on every route, faults; dfs.layout: the plugin's
 # windows and aggregators from the file's layout) on 2 and 4 ranks under OMPIO and ROMIO, and the
 # crash test's shared-storage run (4 ranks, both layers: the rewrite the aggregators keep until
-# H5Fflush, in windows of the file's stripe units); on 2 ranks under OMPIO (one rank per client)
+# H5Fflush, in windows of the file's stripe units), the file domains on two simulated hosts (each
+# through its own client: two nodes to MPI, an aggregator each; multihost.file_domains); on 2 ranks under OMPIO (one rank per client)
 # the data paths (dataset_io), the mpi suites whose behaviour follows the file's layout or the
 # aggregating route (routes, file_domains, write_behind, other_writers, stats, window_cache), the
 # file's life and properties there (file_lifecycle, file_properties: open, truncate, end of file,
@@ -218,14 +219,14 @@ ci_dfs() {
 # docs/testing.md for CephFS): t_vfd and the other quick testpar programs, ROMIO under testpar, the
 # other data-path suites (metadata 30 s here, chunkio 28 s, view_writes 25 s), the opens count and
 # the two-host tests.
-CEPHFS_TESTS='^dfs[.].*[.]np[24][.]|^crash[.]kill_after_flush[.]dfs$|^mpi[.](dataset_io|routes|file_domains|write_behind|other_writers|stats|window_cache|file_lifecycle|file_properties)[.]np2[.]ompio$|^selection_io[.]np2[.]ompio$'
+CEPHFS_TESTS='^dfs[.].*[.]np[24][.]|^multihost[.]file_domains[.]np4[.]ompio$|^crash[.]kill_after_flush[.]dfs$|^mpi[.](dataset_io|routes|file_domains|write_behind|other_writers|stats|window_cache|file_lifecycle|file_properties)[.]np2[.]ompio$|^selection_io[.]np2[.]ompio$'
 CEPHFS_CONFORMANCE='t_select_io_dset'
 ci_cephfs() {
   bash scripts/cephfs.sh --check || return 1
   scripts/build.sh --stack bookworm-openmpi --hdf5 1.14.5 >/dev/null || return 1
   FOREIGN_PLUGIN=no bash scripts/cephfs.sh --timeout 900 -- bash -c '
     failed=0
-    bash scripts/test.sh --on-dfs -L "^(mpi|selection_io|dfs)$" -R "$1" || failed=1
+    bash scripts/test.sh --on-dfs -L "^(mpi|selection_io|dfs|multihost)$" -R "$1" || failed=1
     bash scripts/conformance.sh --on-dfs --build-dir build --timeout 300 --io ompio --programs "$2" || failed=1
     exit $failed' ci_cephfs "$CEPHFS_TESTS" "$CEPHFS_CONFORMANCE"
 }

@@ -79,8 +79,11 @@ const std::vector<int> &CollectiveEngine::aggregators() {
         return aggregators_;
     char name[MPI_MAX_PROCESSOR_NAME] = {};
     int length = 0;
-    check_mpi(MPI_Get_processor_name(name, &length), "MPI_Get_processor_name");
-    const std::uint64_t mine = fnv1a(std::string(name, static_cast<std::size_t>(std::max(length, 0))));
+    // (A failure names no host rather than throwing before the gather the other ranks are in.)
+    if (MPI_Get_processor_name(name, &length) != MPI_SUCCESS)
+        length = 0;
+    const auto named = static_cast<std::size_t>(std::clamp(length, 0, MPI_MAX_PROCESSOR_NAME));
+    const std::uint64_t mine = fnv1a(std::string(name, named));
     std::vector<std::uint64_t> host_keys(static_cast<std::size_t>(ctx_.size));
     check_mpi(MPI_Allgather(&mine, 1, MPI_UINT64_T, host_keys.data(), 1, MPI_UINT64_T, ctx_.comm),
               "MPI_Allgather (hosts)");

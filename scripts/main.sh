@@ -93,6 +93,9 @@
 #                     cephfs: the same inside scripts/cephfs.sh (CephFS, two OSDs, an MDS, 2
 #                     ceph-fuse mounts), published to docs/bench/cephfs-<N>client(s)/<layer>/.
 #   --clients N       with --storage dfs or cephfs: 2 (default) or 1 client mounts for the ranks
+#   --plugin-config S the mpiio driver's configuration string for this run (h5bench_vfd
+#                     --plugin-config; e.g. "collective_route=independent"): how a key would change
+#                     a table, by hand. Not with --publish: the tables show the defaults.
 #   --label TEXT      note recorded with the results (e.g. "machine busy")
 #   --no-matrix       skip h5bench_vfd
 #   --no-overhead     skip the per-operation overhead
@@ -118,7 +121,7 @@ ARGS=("$@") STACK="" STACK_SUITE=bookworm STACK_LAYERS=""
 LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 min_phase_given=0 LABEL="" PUBLISH=no SETUP=1 TIMEOUT=3600
 SUBFILING=0 STORAGE=tmpfs CLIENTS=2 dir_given=0 overhead_given=0 h5perf_given=0
 MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
-BENCH_ARGS=()
+BENCH_ARGS=() PLUGIN_CONFIG=""
 shaped=0 size_given=0 timeout_given=0
 need() { [ $# -ge 2 ] || { echo "main.sh: $1 needs a value" >&2; exit 2; }; }
 while (($#)); do
@@ -153,6 +156,7 @@ while (($#)); do
       case "$2" in 1|2) CLIENTS=$2 ;; *) echo "main.sh: --clients must be 1 or 2" >&2; exit 2 ;; esac
       shaped=1; shift 2 ;;
     --label) need "$@"; LABEL=$2; shift 2 ;;
+    --plugin-config) need "$@"; BENCH_ARGS+=(--plugin-config "$2"); PLUGIN_CONFIG=$2; shift 2 ;;
     --no-matrix) MATRIX=0; shaped=1; shift ;;
     --no-overhead) OVERHEAD=0; overhead_given=1; shaped=1; shift ;;
     --overhead-ops) need "$@"; OVERHEAD_OPS=$2; shaped=1; shift 2 ;;
@@ -217,6 +221,7 @@ if [ -n "$STACK" ]; then
   STACK_LAYERS=$([ "$STACK_FAMILY" = mpich ] && echo mpich || echo ompio,romio)
 fi
 BENCH_ARGS+=(--size "$SIZE" --min-phase "$MIN_PHASE")
+[ -z "$PLUGIN_CONFIG" ] || LABEL="${LABEL:+$LABEL; }mpiio configuration: $PLUGIN_CONFIG"
 [ -n "$LABEL" ] && BENCH_ARGS+=(--label "$LABEL")
 explicit_layers=0
 if [ -n "$LAYERS" ]; then explicit_layers=1; else LAYERS=${STACK_LAYERS:-ompio,romio,mpich}; fi
@@ -224,6 +229,10 @@ IFS=, read -r -a layer_list <<<"$LAYERS"
 for l in "${layer_list[@]}"; do
   case "$l" in ompio|romio|mpich) ;; *) echo "main.sh: unknown layer $l (ompio, romio, mpich)" >&2; exit 2 ;; esac
 done
+if [ "$PUBLISH" = yes ] && [ -n "$PLUGIN_CONFIG" ]; then
+  echo "main.sh: --plugin-config and --publish exclude each other (the tables show the defaults)" >&2
+  exit 2
+fi
 if [ "$PUBLISH" = yes ] && ((shaped)); then
   echo "[main] note: --publish with options that shape the benchmark: docs/bench/ will show this run" >&2
 fi

@@ -82,7 +82,9 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
         r.hi = summary.max_hi;
     }
     r.shape = TransferShape{r.lo, r.hi, summary.bytes};
-    if (auto d = route::decide_from_summary(summary, ctx_.route, r.individual, limit, need_disjoint)) {
+    const CollectiveRoute policy =
+        route::policy_for(summary, ctx_.route, static_cast<std::int64_t>(ctx_.route_min_block));
+    if (auto d = route::decide_from_summary(summary, policy, r.individual, limit, need_disjoint)) {
         r.decision = *d;
         return r;
     }
@@ -92,7 +94,7 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
                             MPI_INT64_T, ctx_.comm),
               "MPI_Allgather (route extents)");
     ctx_.io->count_collective_call();
-    r.decision = route::decide(extents_, ctx_.route, r.individual, limit);
+    r.decision = route::decide(extents_, policy, r.individual, limit);
     return r;
 }
 

@@ -86,7 +86,7 @@ ExtentSummary summarize(std::int64_t lo, std::int64_t hi, std::int64_t flags, in
     s.any = 1;
     s.first_lo = s.min_lo = lo;
     s.last_hi = s.max_hi = hi;
-    s.total = s.longest = hi - lo;
+    s.total = s.longest = s.shortest = hi - lo;
     s.all_contiguous = (flags & kContiguous) != 0;
     s.all_capable = (flags & kIndependentCapable) != 0;
     return s;
@@ -111,6 +111,7 @@ void combine(const ExtentSummary &left, ExtentSummary &right) {
         out.max_hi = only.max_hi;
         out.total = only.total;
         out.longest = only.longest;
+        out.shortest = only.shortest;
         right = out;
         return;
     }
@@ -122,7 +123,15 @@ void combine(const ExtentSummary &left, ExtentSummary &right) {
     out.max_hi = std::max(left.max_hi, right.max_hi);
     out.total = left.total > INT64_MAX - right.total ? INT64_MAX : left.total + right.total;
     out.longest = std::max(left.longest, right.longest);
+    out.shortest = std::min(left.shortest, right.shortest);
     right = out;
+}
+
+CollectiveRoute policy_for(const ExtentSummary &s, CollectiveRoute policy, std::int64_t min_block) {
+    if (policy != CollectiveRoute::AggregateInterleaved)
+        return policy;
+    const bool blocks = s.any && s.ordered && s.all_contiguous && s.shortest >= min_block;
+    return blocks ? CollectiveRoute::Independent : CollectiveRoute::Aggregate;
 }
 
 bool gapless(const ExtentSummary &s) {

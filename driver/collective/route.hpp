@@ -37,6 +37,7 @@ struct Decision {
     bool aggregate = false;
 };
 
+// `policy`: what policy_for() gives (aggregate_interleaved is resolved there, per transfer).
 // `words`: kWords per rank, rank by rank. `individual_io`: the application asked for independent
 // low-level calls under a collective transfer (H5Pset_dxpl_mpio_collective_opt INDIVIDUAL_IO).
 // `overlap_limit` (at least 1): under `auto`, the ranks move their own bytes when their ranges
@@ -59,6 +60,7 @@ struct ExtentSummary {
     std::int64_t max_hi = 0;
     std::int64_t total = 0;               // the extents' lengths added up (saturating)
     std::int64_t longest = 0;             // the longest extent
+    std::int64_t shortest = INT64_MAX;    // the shortest non-empty extent
     std::int64_t all_contiguous = 1;      // every non-empty extent is one contiguous range
     std::int64_t all_capable = 1;         // every non-empty extent can move with independent calls
     std::int64_t failed_rank = INT64_MAX; // the lowest rank that failed to prepare
@@ -81,6 +83,12 @@ ExtentSummary summarize(std::int64_t lo, std::int64_t hi, std::int64_t flags, in
 
 // `right` becomes the summary of `left`'s ranks followed by `right`'s (left: the lower ranks).
 void combine(const ExtentSummary &left, ExtentSummary &right);
+
+// The policy this transfer takes under `policy`: collective_route=aggregate_interleaved (auto on
+// CephFS) is `independent` where every rank's file side is one contiguous block of at least
+// `min_block` bytes and the blocks ascend with the rank (each rank its own part of a dataset, a call
+// worth its bytes), `aggregate` otherwise; any other policy is itself. Pure, from the summary alone.
+CollectiveRoute policy_for(const ExtentSummary &summary, CollectiveRoute policy, std::int64_t min_block);
 
 // Whether the ranks' extents tile one file range without holes: they ascend with the rank, each is
 // one contiguous range, and they add up to the range from the first to the last. An MPI collective

@@ -391,12 +391,26 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
                             IndependentLimits{state->config.staging_buffer, state->storage.sieve_gap,
                                               state->config.host_copies == HostCopies::On});
     state->collective.bind(CollectiveContext{
-        state->comm.get(), state->rank, state->size, state->info.get(), state->storage.route,
-        state->storage.read_overlap_limit, state->config.host_copies == HostCopies::On, state->read_only,
-        state->sync_after_collective_write, &state->io, &state->independent, &state->failed_writes,
-        &state->extent, aggregation::window_for(state->config.staging_buffer, state->layout.unit),
-        state->config.window_cache, state->storage.write_behind, state->config.aggregators.value_or(0),
-        cb_nodes, state->layout.count_is_servers ? static_cast<std::size_t>(state->layout.count) : 0});
+        state->comm.get(),
+        state->rank,
+        state->size,
+        state->info.get(),
+        state->storage.route,
+        state->storage.sieve_gap,
+        state->storage.read_overlap_limit,
+        state->config.host_copies == HostCopies::On,
+        state->read_only,
+        state->sync_after_collective_write,
+        &state->io,
+        &state->independent,
+        &state->failed_writes,
+        &state->extent,
+        aggregation::window_for(state->config.staging_buffer, state->layout.unit),
+        state->config.window_cache,
+        state->storage.write_behind,
+        state->config.aggregators.value_or(0),
+        cb_nodes,
+        state->layout.count_is_servers ? static_cast<std::size_t>(state->layout.count) : 0});
     file->state = state.release();
     return file.release();
 }

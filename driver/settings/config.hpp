@@ -25,9 +25,11 @@ enum class StatsMode { Off, Summary };
 // read_overlap_limit), MPI collective I/O otherwise;
 // collective: always MPI collective I/O; independent: always each rank on its own (writes then
 // bridge holes only when the extents are disjoint); aggregate: a few aggregator ranks move every
-// rank's bytes (aggregate/aggregation.hpp). On shared storage auto is aggregate under every
-// MPI-IO layer (settings/storage.hpp).
-enum class CollectiveRoute { Auto, Collective, Independent, Aggregate };
+// rank's bytes (aggregate/aggregation.hpp); aggregate_interleaved: aggregate, but where every rank's
+// file side is one contiguous block and the blocks ascend with the rank, each rank moves its own.
+// On shared storage auto is aggregate under every MPI-IO layer, aggregate_interleaved on CephFS
+// (settings/storage.hpp).
+enum class CollectiveRoute { Auto, Collective, Independent, Aggregate, AggregateInterleaved };
 // Independent writes of many short runs through the rank's own file view (mpi_io.hpp). auto: where
 // the view costs less than a call per run: always under OMPIO and MPICH's ROMIO; under Open MPI's
 // ROMIO, which flattens the view's type through the MPI API at every set_view, only for regular

@@ -17,6 +17,8 @@ struct KnownFileSystem {
     StorageClass storage;
     bool in_memory = false; // the file's bytes live in memory: MPI_File_sync has no device to flush
     LayoutAttribute layout = LayoutAttribute::None; // where its files' layouts can be read
+    // What collective_route=auto takes there when it is shared storage (docs/decisions.md D17).
+    CollectiveRoute shared_route = CollectiveRoute::Aggregate;
 };
 
 constexpr std::int64_t kFuseMagic = 0x65735546;
@@ -47,14 +49,17 @@ constexpr std::array<KnownFileSystem, 30> kKnown{{
     // costs a round trip to a server or a daemon.
     {0x6969, "nfs", StorageClass::Shared},         {0x0BD00BD0, "lustre", StorageClass::Shared, false, LayoutAttribute::Lustre},
     {0x47504653, "gpfs", StorageClass::Shared},    {0x65735546, "fuse", StorageClass::Shared},
-    {0x00C36400, "ceph", StorageClass::Shared, false, LayoutAttribute::Ceph},    {0x19830326, "beegfs", StorageClass::Shared},
+    {0x19830326, "beegfs", StorageClass::Shared},
     {0xAAD7AAEA, "panfs", StorageClass::Shared},   {0x20030528, "orangefs", StorageClass::Shared},
     {0xFE534D42, "smb2", StorageClass::Shared},    {0xFF534D42, "cifs", StorageClass::Shared},
     {0x517B, "smb", StorageClass::Shared},         {0x01021997, "9p", StorageClass::Shared},
     {0x5346414F, "afs", StorageClass::Shared},     {0x73757245, "coda", StorageClass::Shared},
     {0x7461636F, "ocfs2", StorageClass::Shared},   {0x01161970, "gfs2", StorageClass::Shared},
+    // CephFS: its objects take no extent locks; each rank writing its own contiguous block kept
+    // up with every MPI-IO layer where one aggregator fell behind ROMIO's (docs/decisions.md D17).
+    {0x00C36400, "ceph", StorageClass::Shared, false, LayoutAttribute::Ceph, CollectiveRoute::AggregateInterleaved},
     // FUSE daemons the mount table names (kFuseSubtypes).
-    {kFuseSubtype + 1, "cephfs (ceph-fuse)", StorageClass::Shared, false, LayoutAttribute::Ceph},
+    {kFuseSubtype + 1, "cephfs (ceph-fuse)", StorageClass::Shared, false, LayoutAttribute::Ceph, CollectiveRoute::AggregateInterleaved},
     {kFuseSubtype + 2, "glusterfs (fuse)", StorageClass::Shared},
     {kFuseSubtype + 3, "daos (dfuse)", StorageClass::Shared},
 }};
@@ -164,9 +169,12 @@ StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic) {
                                                                      : tuning::kReadOverlapLimit);
     // On shared storage the writers of a file stay few, and an aggregator writes the holes past the
     // ranks' written end as zeros instead of reading them back: the driver's own aggregation under
-    // every layer (docs/decisions.md D17, D20).
+    // every layer (docs/decisions.md D17, D20); on CephFS for interleaved extents only.
+    const KnownFileSystem *fs = known(magic);
+    const CollectiveRoute shared_route =
+        fs != nullptr && fs->storage == StorageClass::Shared ? fs->shared_route : CollectiveRoute::Aggregate;
     t.route = config.collective_route != CollectiveRoute::Auto ? config.collective_route
-              : shared                                         ? CollectiveRoute::Aggregate
+              : shared                                         ? shared_route
                                                                : CollectiveRoute::Auto;
     t.write_behind = config.write_behind == WriteBehindChoice::Auto
                          ? shared

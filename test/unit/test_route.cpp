@@ -301,6 +301,55 @@ TEST(Route, AggregateTakesEveryTransferWithoutAView) {
     EXPECT_TRUE(d.independent) << "the application asked for independent calls";
 }
 
+// collective_route=aggregate_interleaved (auto on CephFS): contiguous blocks of at least a call's
+// worth that ascend with the rank move rank by rank; any other transfer takes `aggregate`. The
+// summary decides it alone; other policies pass unchanged.
+TEST(Route, AggregateInterleavedLeavesLargeAscendingBlocksToTheirRanks) {
+    using mpiio::route::policy_for;
+    constexpr auto kPolicy = CollectiveRoute::AggregateInterleaved;
+    constexpr std::int64_t kMinBlock = 64;
+    struct Row {
+        const char *what;
+        std::vector<std::int64_t> w;
+        CollectiveRoute expected;
+    };
+    const Row rows[] = {
+        {"ascending blocks", words({{0, 100, kPlain}, {100, 200, kPlain}, {300, 400, kPlain}}),
+         CollectiveRoute::Independent},
+        {"a rank that moves nothing", words({{0, 100, kPlain}, {0, 0, kStrided}, {100, 164, kPlain}}),
+         CollectiveRoute::Independent},
+        {"one rank's block", words({{0, 0, kPlain}, {40, 140, kPlain}}), CollectiveRoute::Independent},
+        {"a block shorter than a call's worth", words({{0, 100, kPlain}, {100, 163, kPlain}}),
+         CollectiveRoute::Aggregate},
+        {"descending blocks", words({{200, 300, kPlain}, {0, 100, kPlain}}), CollectiveRoute::Aggregate},
+        {"ascending, one strided", words({{0, 100, kPlain}, {100, 200, kStrided}}),
+         CollectiveRoute::Aggregate},
+        {"interleaved", words({{0, 300, kStrided}, {100, 400, kStrided}}), CollectiveRoute::Aggregate},
+        {"overlapping blocks", words({{0, 150, kPlain}, {100, 200, kPlain}}), CollectiveRoute::Aggregate},
+        {"nothing to move", words({{0, 0, kPlain}, {0, 0, kPlain}}), CollectiveRoute::Aggregate},
+        {"a part that needs a view", words({{0, 100, kPlain}, {100, 200, kNeedsView}}),
+         CollectiveRoute::Aggregate},
+    };
+    for (const Row &row : rows) {
+        SCOPED_TRACE(row.what);
+        const auto s = summary_of(row.w);
+        const CollectiveRoute policy = policy_for(s, kPolicy, kMinBlock);
+        EXPECT_EQ(policy, row.expected);
+        EXPECT_EQ(policy_for(s, kPolicy, 0) == CollectiveRoute::Independent,
+                  row.expected == CollectiveRoute::Independent ||
+                      std::string(row.what).starts_with("a block shorter"));
+        for (bool write : {false, true}) { // the route then taken: blocks on their own, the rest aggregated
+            const auto d = mpiio::route::decide_from_summary(s, policy, false, write ? kWrite : kRead, write);
+            ASSERT_TRUE(d.has_value());
+            EXPECT_EQ(d->independent, row.expected == CollectiveRoute::Independent);
+            EXPECT_EQ(d->aggregate, row.expected == CollectiveRoute::Aggregate && s.all_capable);
+        }
+        for (CollectiveRoute other : {CollectiveRoute::Auto, CollectiveRoute::Collective,
+                                      CollectiveRoute::Independent, CollectiveRoute::Aggregate})
+            EXPECT_EQ(policy_for(s, other, kMinBlock), other);
+    }
+}
+
 TEST(Route, GaplessOnlyWhenTheExtentsTileOneRange) {
     using mpiio::route::gapless;
     EXPECT_TRUE(gapless(summary_of(words({{0, 100, kPlain}, {100, 200, kPlain}, {200, 300, kPlain}}))));

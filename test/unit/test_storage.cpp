@@ -79,6 +79,27 @@ TEST(StorageTuning, DefaultsFollowTheClass) {
     EXPECT_EQ(
         mpiio::resolve_storage_tuning(mpiio::parse_config("collective_route=collective"), kLustre).route,
         mpiio::CollectiveRoute::Collective);
+    // CephFS (kernel client or ceph-fuse): aggregated unless the ranks' blocks ascend with the rank
+    // (docs/decisions.md D17); GlusterFS and other FUSE mounts keep `aggregate`.
+    std::istringstream mounts("40 22 0:40 / /mnt/c rw - fuse.ceph-fuse ceph-fuse rw\n"
+                              "42 22 0:42 / /mnt/g rw - fuse.glusterfs h:/v rw\n");
+    const std::int64_t ceph_fuse = mpiio::fuse_code_from_mount_table(mounts, "/mnt/c/x.h5");
+    for (std::int64_t ceph : {std::int64_t{0x00C36400}, ceph_fuse}) {
+        const auto t = mpiio::resolve_storage_tuning(defaults, ceph);
+        EXPECT_EQ(t.route, mpiio::CollectiveRoute::AggregateInterleaved) << std::hex << ceph;
+        EXPECT_NE(mpiio::describe(t).find("collective_route=aggregate_interleaved"), std::string::npos)
+            << mpiio::describe(t);
+    }
+    mounts.clear();
+    mounts.seekg(0);
+    const std::int64_t gluster = mpiio::fuse_code_from_mount_table(mounts, "/mnt/g/x.h5");
+    EXPECT_EQ(mpiio::file_system_name(gluster), "glusterfs (fuse)");
+    for (std::int64_t other : {gluster, kFuse, kGpfs})
+        EXPECT_EQ(mpiio::resolve_storage_tuning(defaults, other).route, mpiio::CollectiveRoute::Aggregate)
+            << std::hex << other;
+    EXPECT_EQ(
+        mpiio::resolve_storage_tuning(mpiio::parse_config("collective_route=aggregate"), ceph_fuse).route,
+        mpiio::CollectiveRoute::Aggregate);
     EXPECT_NE(mpiio::describe(shared).find("shared (from the file system; file system: lustre)"),
               std::string::npos)
         << mpiio::describe(shared);
@@ -120,7 +141,8 @@ TEST(StorageTuning, ConfigurationWins) {
     EXPECT_EQ(own.read_overlap_limit, 2u);
     EXPECT_NE(mpiio::describe(own).find("sieve_gap=1M read_overlap_limit=2"), std::string::npos)
         << mpiio::describe(own);
-    for (const char *policy : {"independent", "collective", "aggregate"}) { // an explicit route stays
+    for (const char *policy :
+         {"independent", "collective", "aggregate", "aggregate_interleaved"}) { // an explicit route stays
         c = mpiio::parse_config(std::string("collective_route=") + policy);
         for (std::int64_t fs : {kTmpfs, kLustre})
             EXPECT_EQ(mpiio::resolve_storage_tuning(c, fs).route, c.collective_route)

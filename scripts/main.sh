@@ -93,6 +93,13 @@
 #                     cephfs: the same inside scripts/cephfs.sh (CephFS, two OSDs, an MDS, 2
 #                     ceph-fuse mounts), published to docs/bench/cephfs-<N>client(s)/<layer>/.
 #   --clients N       with --storage dfs or cephfs: 2 (default) or 1 client mounts for the ranks
+#   --nodes N         with --storage dfs or cephfs: the ranks on N simulated hosts that MPI sees as
+#                     N nodes (scripts/multihost.sh: own host name, network, IPC and /dev/shm, TCP
+#                     between them, Open MPI's rsh agent), each host through its own client of the
+#                     file system, --ranks / N ranks each; so the plugin has an aggregator per node.
+#                     2 (the testbeds' two clients; 1: the default, one MPI node). Open MPI's layers
+#                     only (MPICH 4.0's UCX is unreliable across the simulated hosts:
+#                     test/multihost/CMakeLists.txt). Published to docs/bench/<storage>-<N>nodes/.
 #   --plugin-config S the mpiio driver's configuration string for this run (h5bench_vfd
 #                     --plugin-config; e.g. "collective_route=independent"): how a key would change
 #                     a table, by hand. Not with --publish: the tables show the defaults.
@@ -119,7 +126,7 @@ cd "$ROOT"
 
 ARGS=("$@") STACK="" STACK_SUITE=bookworm STACK_LAYERS=""
 LAYERS="" RANKS=4 DIR=/dev/shm SIZE=medium MIN_PHASE=0.2 min_phase_given=0 LABEL="" PUBLISH=no SETUP=1 TIMEOUT=3600
-SUBFILING=0 STORAGE=tmpfs CLIENTS=2 dir_given=0 overhead_given=0 h5perf_given=0
+SUBFILING=0 STORAGE=tmpfs CLIENTS=2 NODES=1 dir_given=0 overhead_given=0 h5perf_given=0
 MPICH_RANKS="" MATRIX=1 OVERHEAD=1 H5PERF=1 OVERHEAD_OPS=auto H5PERF_CONFIGS="" H5PERF_LAUNCHES=5 TARGETS=0
 BENCH_ARGS=() PLUGIN_CONFIG=""
 shaped=0 size_given=0 timeout_given=0
@@ -155,6 +162,10 @@ while (($#)); do
       need "$@"
       case "$2" in 1|2) CLIENTS=$2 ;; *) echo "main.sh: --clients must be 1 or 2" >&2; exit 2 ;; esac
       shaped=1; shift 2 ;;
+    --nodes)
+      need "$@"
+      case "$2" in 1|2) NODES=$2 ;; *) echo "main.sh: --nodes must be 1 or 2 (the testbeds have two clients)" >&2; exit 2 ;; esac
+      shaped=1; shift 2 ;;
     --label) need "$@"; LABEL=$2; shift 2 ;;
     --plugin-config) need "$@"; BENCH_ARGS+=(--plugin-config "$2"); PLUGIN_CONFIG=$2; shift 2 ;;
     --no-matrix) MATRIX=0; shaped=1; shift ;;
@@ -181,6 +192,13 @@ if ((TARGETS)); then
   [ -n "$LAYERS" ] || LAYERS=ompio
   [ -n "$H5PERF_CONFIGS" ] || H5PERF_CONFIGS=contig-coll,chunked-coll
 fi
+if ((NODES > 1)); then
+  [ "$STORAGE" != tmpfs ] || { echo "main.sh: --nodes needs --storage dfs or cephfs" >&2; exit 2; }
+  ((CLIENTS == 2)) || { echo "main.sh: --nodes and --clients 1 exclude each other (each node has its own client)" >&2; exit 2; }
+  ((RANKS % NODES == 0)) || { echo "main.sh: --ranks must be a multiple of --nodes" >&2; exit 2; }
+  [[ ",$LAYERS," != *,mpich,* ]] || { echo "main.sh: --nodes runs Open MPI's layers only (MPICH 4.0's UCX is unreliable across the simulated hosts)" >&2; exit 2; }
+  [ -n "$LAYERS" ] || LAYERS=ompio,romio
+fi
 # A testbed's storage (dfs: GlusterFS, cephfs: CephFS): its script sets it up around this one.
 on_testbed() { [ "$STORAGE" != tmpfs ]; }
 if on_testbed; then
@@ -188,17 +206,21 @@ if on_testbed; then
   [ -z "$STACK" ] || { echo "main.sh: --storage $STORAGE runs on this host's stacks only" >&2; exit 2; }
   if [ -z "${MPIIO_DFS_CTL:-}" ]; then # not inside the testbed yet: set it up around this script
     testbed=$([ "$STORAGE" = dfs ] && echo dfs || echo cephfs)
-    exec bash "scripts/$testbed.sh" --timeout 86400 -- bash scripts/main.sh "${ARGS[@]}"
+    exec bash "scripts/$testbed.sh" --timeout 86400 -- bash "${BASH_SOURCE[0]}" "${ARGS[@]}"
   fi
   DIR=$MPIIO_DFS_DIR
+  # (scripts/multihost.sh maps a directory below the testbed's path to the second client on host b)
+  ((NODES == 1)) || DIR=$MPIIO_DFS_DIR/bench
   BENCH_ARGS+=(--server-ops "$MPIIO_DFS_CTL")
   ((min_phase_given)) || MIN_PHASE=1
   ((overhead_given)) || OVERHEAD=0
   ((h5perf_given)) || H5PERF=0
+  placement="ranks on $CLIENTS client$( ((CLIENTS == 1)) || echo s)"
+  ((NODES == 1)) || placement="$NODES nodes of $((RANKS / NODES)) ranks, each node through its own client"
   if [ "$STORAGE" = dfs ]; then
-    [ -n "$LABEL" ] || LABEL="GlusterFS testbed (disperse 2+1 over 3 servers, client caches off), ranks on $CLIENTS client$( ((CLIENTS == 1)) || echo s)"
+    [ -n "$LABEL" ] || LABEL="GlusterFS testbed (disperse 2+1 over 3 servers, client caches off), $placement"
   else
-    [ -n "$LABEL" ] || LABEL="CephFS testbed (2 OSDs, 2 replicas, 1 MDS, ceph-fuse page cache off), ranks on $CLIENTS client$( ((CLIENTS == 1)) || echo s)"
+    [ -n "$LABEL" ] || LABEL="CephFS testbed (2 OSDs, 2 replicas, 1 MDS, ceph-fuse page cache off), $placement"
   fi
 fi
 if ((SUBFILING)); then
@@ -255,6 +277,7 @@ fi
 # other storage; a size other than the default apart again (the tables compare at one size).
 if on_testbed; then
   PUBLISH_DIR="$PUBLISH_DIR/$STORAGE-${CLIENTS}client$( ((CLIENTS == 1)) || echo s)"
+  ((NODES == 1)) || PUBLISH_DIR="${PUBLISH_DIR%/*}/$STORAGE-${NODES}nodes"
   [ "$SIZE" = medium ] || PUBLISH_DIR="$PUBLISH_DIR-$SIZE"
 fi
 mkdir -p "$OUT"
@@ -282,6 +305,7 @@ build_openmpi() {
     cmake -S "$ROOT" -B "$OMPI_BUILD" -G Ninja -DHDF5_ROOT="$OMPI_PREFIX" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   fi
   local targets=(h5fd_mpiio h5bench_vfd h5bench_vfd_overhead h5bench_vfd_parity) all
+  ((NODES == 1)) || targets+=(multihost_probe) # (scripts/multihost.sh checks the nodes with it)
   # (no "cmake ... | grep -q": with pipefail, grep's early exit would fail the pipeline)
   all=$(cmake --build "$OMPI_BUILD" --target help 2>/dev/null || true)
   [[ "$all" == *h5mpiio_redirect* ]] && targets+=(h5mpiio_redirect)
@@ -333,6 +357,14 @@ build_mpich() {
 # variables to every rank.
 launcher() {
   local layer=$1; shift
+  if ((NODES > 1)); then # each simulated host its own node and client (scripts/multihost.sh)
+    LAUNCH=(bash "$ROOT/scripts/multihost.sh" --hosts "$NODES" --per-host "$((RANKS / NODES))"
+            --io "$(io_component "$layer")" --shared "$DIR" --timeout "$TIMEOUT"
+            --probe "$OMPI_BUILD/test/multihost/multihost_probe")
+    for kv in "$@"; do LAUNCH+=(--env "$kv"); done
+    LAUNCH+=(--)
+    return 0
+  fi
   on_testbed && set -- "$@" MPIIO_DFS_CLIENTS="$CLIENTS"
   if [ "$layer" = mpich ]; then
     LAUNCH=(mpirun.mpich -n "$MPICH_RANKS")

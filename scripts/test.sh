@@ -134,7 +134,9 @@ ci_mpich_1145() { run_config bookworm-mpich 1.14.5 -LE 'hydra-ucx|scale_by_hand'
 # Open MPI's layers here, and the 75 minutes from a clean cache did not leave room for a stock
 # HDF5 build and a project build for that one pairing (docs/stacks.md).
 # Its testpar comparison runs under OMPIO only (the reference stage and MPICH's run it under ROMIO):
-# what a release changes is how the library calls the driver, the same under either layer.
+# what a release changes is how the library calls the driver, the same under either layer. It is
+# also where t_filters_parallel runs under OMPIO: the reference stage runs it under ROMIO only (its
+# longest program; scripts/conformance.sh, CI_IO_ONLY).
 ci_openmpi_1146() {
   MPIIO_BUILD_BENCH=OFF MPIIO_CONFORMANCE_IO=ompio FOREIGN_PLUGIN=no run_config bookworm-openmpi 1.14.6 \
     -L '^(unit|plugin|mpi|errors|chunkio|selection_io|conformance)$' -E '[.]np[134][.]|^plugin[.]foreign_mpi[.]'

@@ -233,6 +233,9 @@ private:
     // read or a deferred write (only a rewrite of those bytes is deferred).
     WriteBehind write_behind_;
     std::optional<TransferShape> previous_;
+    // The range and bytes of the last collective transfer, whatever its route (route::policy_for:
+    // under aggregate_interleaved a transfer of the same range aggregates).
+    std::optional<TransferShape> last_shape_;
     // hand_out_handle() ran on this rank; some rank's did, as every rank learnt it (the route
     // summary): no copies, no deferred writes from then on.
     bool handle_out_ = false;

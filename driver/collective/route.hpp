@@ -87,8 +87,12 @@ void combine(const ExtentSummary &left, ExtentSummary &right);
 // The policy this transfer takes under `policy`: collective_route=aggregate_interleaved (auto on
 // CephFS) is `independent` where every rank's file side is one contiguous block of at least
 // `min_block` bytes and the blocks ascend with the rank (each rank its own part of a dataset, a call
-// worth its bytes), `aggregate` otherwise; any other policy is itself. Pure, from the summary alone.
-CollectiveRoute policy_for(const ExtentSummary &summary, CollectiveRoute policy, std::int64_t min_block);
+// worth its bytes), `aggregate` otherwise, and also when the transfer moves the very range the last
+// collective transfer moved (`repeats_last`: the library's read-merge-write of a compound
+// dataset's records, once per field, which the aggregators answer from their copies and write
+// once: window_cache, write_behind). Any other policy is itself. Pure.
+CollectiveRoute policy_for(const ExtentSummary &summary, CollectiveRoute policy, std::int64_t min_block,
+                           bool repeats_last);
 
 // Whether the ranks' extents tile one file range without holes: they ascend with the rank, each is
 // one contiguous range, and they add up to the range from the first to the last. An MPI collective

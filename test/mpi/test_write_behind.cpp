@@ -63,6 +63,24 @@ TEST(WriteBehind, CompoundFieldsMatchTheBuiltinDriverWithEachRecordWrittenOnce) 
     }
 }
 
+// aggregate_interleaved (auto on CephFS) moves each rank's block of records on its own the first
+// time, but a transfer of the last one's range aggregates, so the fields after the first are
+// answered and deferred as under `aggregate` (sieve_gap=0: the test's blocks are short).
+TEST(WriteBehind, CompoundFieldsAreDeferredUnderAggregateInterleavedToo) {
+    if (route_forced_by_environment())
+        GTEST_SKIP() << "the environment forces another route";
+    if (!set_by_environment("write_behind").empty())
+        GTEST_SKIP() << "the environment sets write_behind";
+    const std::string builtin = path_in(test_dir(), "fields_interleaved", Driver::Mpio);
+    const std::string plugin = path_in(test_dir(), "deferred_interleaved", Driver::Mpiio);
+    field_counters(builtin, Driver::Mpio, "");
+    const Counters on = field_counters(plugin, Driver::Mpiio,
+                                       "collective_route=aggregate_interleaved;write_behind=on;sieve_gap=0");
+    EXPECT_EQ(compare_files(builtin, plugin), "");
+    EXPECT_GT(on.kept, 0u) << "no write was deferred";
+    EXPECT_GT(on.replaced, 0u) << "no kept window was replaced by the next field's write";
+}
+
 // Collective. Opens a fresh `path` through `driver` with a dataset of ints, kPerRank per rank;
 // each rank reads its block collectively (zeros: nothing was written) and writes it collectively
 // with `collective_values` (a rewrite of the bytes just read: deferred), then `between(file, dset)`

@@ -276,8 +276,9 @@ fi
 # Runs on the distributed file system publish apart too (docs/bench/dfs-<N>client(s)/<layer>/):
 # other storage; a size other than the default apart again (the tables compare at one size).
 if on_testbed; then
-  PUBLISH_DIR="$PUBLISH_DIR/$STORAGE-${CLIENTS}client$( ((CLIENTS == 1)) || echo s)"
-  ((NODES == 1)) || PUBLISH_DIR="${PUBLISH_DIR%/*}/$STORAGE-${NODES}nodes"
+  shape="${CLIENTS}client$( ((CLIENTS == 1)) || echo s)"
+  ((NODES == 1)) || shape="${NODES}nodes"
+  PUBLISH_DIR="$PUBLISH_DIR/$STORAGE-$shape"
   [ "$SIZE" = medium ] || PUBLISH_DIR="$PUBLISH_DIR-$SIZE"
 fi
 mkdir -p "$OUT"

@@ -17,7 +17,8 @@ struct KnownFileSystem {
     StorageClass storage;
     bool in_memory = false; // the file's bytes live in memory: MPI_File_sync has no device to flush
     LayoutAttribute layout = LayoutAttribute::None; // where its files' layouts can be read
-    // What collective_route=auto takes there when it is shared storage (docs/decisions.md D17).
+    // What collective_route=auto takes there when the file counts as shared storage (the class, or
+    // storage=shared on a local file system: aggregate unless the row says else; D17).
     CollectiveRoute shared_route = CollectiveRoute::Aggregate;
 };
 
@@ -171,8 +172,7 @@ StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic) {
     // ranks' written end as zeros instead of reading them back: the driver's own aggregation under
     // every layer (docs/decisions.md D17, D20); on CephFS for interleaved extents only.
     const KnownFileSystem *fs = known(magic);
-    const CollectiveRoute shared_route =
-        fs != nullptr && fs->storage == StorageClass::Shared ? fs->shared_route : CollectiveRoute::Aggregate;
+    const CollectiveRoute shared_route = fs != nullptr ? fs->shared_route : CollectiveRoute::Aggregate;
     t.route = config.collective_route != CollectiveRoute::Auto ? config.collective_route
               : shared                                         ? shared_route
                                                                : CollectiveRoute::Auto;

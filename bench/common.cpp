@@ -31,7 +31,7 @@ std::string mpi_library() {
 } // namespace
 
 const char *driver_name(Driver d) {
-    static const char *const names[kNumDrivers] = {"mpio", "mpiio", "raw", "mpio2", "subfiling"};
+    static const char *const names[kNumDrivers] = {"mpio", "mpiio", "raw", "mpio2", "subfiling", "fpp"};
     return names[static_cast<int>(d)];
 }
 

@@ -15,11 +15,13 @@ namespace bench {
 // mpio2/mpio is an A/A comparison whose spread shows how far two identical drivers drift apart
 // on this machine, next to mpiio/mpio. HDF5's subfiling driver is the other choice a user has
 // inside HDF5: the same file as a stub plus subfiles written by I/O concentrator
-// threads; it runs only when asked for (subfiling.hpp).
-enum class Driver { Mpio, Mpiio, Raw, Mpio2, Subfiling };
-constexpr int kNumDrivers = 5;
-const char *driver_name(Driver d); // "mpio", "mpiio", "raw", "mpio2", "subfiling"
+// threads; it runs only when asked for (subfiling.hpp). fpp is the ceiling on shared storage: the
+// same bytes, each rank in a file of its own with POSIX calls (fpp_kernel.hpp); only when asked.
+enum class Driver { Mpio, Mpiio, Raw, Mpio2, Subfiling, Fpp };
+constexpr int kNumDrivers = 6;
+const char *driver_name(Driver d); // "mpio", "mpiio", "raw", "mpio2", "subfiling", "fpp"
 inline bool is_builtin(Driver d) { return d == Driver::Mpio || d == Driver::Mpio2; }
+inline bool is_hdf5(Driver d) { return d != Driver::Raw && d != Driver::Fpp; } // writes an HDF5 file
 // "mpio,raw" -> {Mpio, Raw}; false on an unknown name or an empty list.
 bool parse_drivers(const std::string &list, std::vector<Driver> &out);
 inline bool has_driver(const std::vector<Driver> &list, Driver d) {

@@ -29,12 +29,6 @@ std::vector<hsize_t> hs(const std::vector<uint64_t> &v) { return {v.begin(), v.e
 
 double now() { return MPI_Wtime(); }
 
-PhaseTimes reduce_times(double local, double data) {
-    double in[2] = {local, data}, out[2] = {0, 0};
-    BENCH_MPI(MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    return PhaseTimes{out[0], out[1]};
-}
-
 void sum_stats(const H5FD_mpiio_stats_t &in, H5FD_mpiio_stats_t &out) {
     std::vector<uint64_t> a, b;
 #define BENCH_PACK(type, field, description) BENCH_IF_COUNTER(type, a.push_back(in.field))

@@ -19,6 +19,10 @@ struct PhaseTimes {
     double data_seconds = 0; // max over ranks of the time inside data calls (H5Dwrite / MPI_File_write*)
 };
 
+// Collective. A phase's times from this rank's (whole phase, inside data calls): each the slowest
+// rank's.
+PhaseTimes reduce_times(double local, double data);
+
 // What the library did with the data calls (collected during the warm-up only).
 struct Probe {
     bool valid = false;
@@ -108,6 +112,7 @@ public:
     explicit RawKernel(const CaseSpec &c); // collective (agrees on file views)
     PhaseTimes write(const std::string &path, Buffers &buf) { return run(true, path, buf); }
     PhaseTimes read(const std::string &path, Buffers &buf) { return run(false, path, buf); }
+    const std::vector<RawPlan> &plans() const { return plans_; } // per access
 
 private:
     PhaseTimes run(bool write, const std::string &path, Buffers &buf);

@@ -14,6 +14,7 @@
 // subfiling driver refuses (refusal.hpp) makes that phase "not supported" in the case. No file
 // outlives its run: a file kept for later would hold its pages while the timed runs write theirs.
 #include "buffers.hpp"
+#include "fpp_kernel.hpp"
 #include "kernel.hpp"
 #include "options.hpp"
 #include "report.hpp"
@@ -42,10 +43,12 @@ struct CaseRun {
     Buffers wbuf, rbuf;
     H5Kernel h5;
     RawKernel raw;
+    FppKernel fpp;
     std::string work;
     CaseRun(const Options &o, const CaseSel &sel, const std::string &w, int timesteps)
         : opt(o), c(build_case(sel.pattern, sel.mode, o.size, timesteps, rank(), nranks())),
-          wbuf(make_write_buffers(c)), rbuf(make_read_buffers(c)), h5(c, o.plugin_config), raw(c), work(w) {}
+          wbuf(make_write_buffers(c)), rbuf(make_read_buffers(c)), h5(c, o.plugin_config), raw(c),
+          fpp(c, raw.plans()), work(w) {}
 };
 
 std::string repro_command(const Options &opt, const std::string &case_id, const std::string &drivers,
@@ -58,8 +61,11 @@ std::string repro_command(const Options &opt, const std::string &case_id, const 
 }
 
 // Collective. Rank 0 removes the file driver `d` wrote (a subfiled file: the stub, its subfiles and
-// its configuration file); everybody waits so no rank reuses the name too early.
+// its configuration file; fpp: every rank its own); everybody waits so no rank reuses the name too
+// early.
 void remove_driver_file(const std::string &path, Driver d) {
+    if (d == Driver::Fpp)
+        return FppKernel::remove(path);
     if (d != Driver::Subfiling)
         return remove_file(path);
     if (rank() == 0)
@@ -72,10 +78,11 @@ std::string round_name(const Options &opt, int round) {
     return round < opt.warmup ? "warm-up" : "rep " + std::to_string(round - opt.warmup + 1);
 }
 
-// <work>/<case id with '/' -> '.'>.<driver>.h5 (.raw for raw MPI-IO).
+// <work>/<case id with '/' -> '.'>.<driver>.h5 (.raw for raw MPI-IO and fpp, whose ranks add their
+// own suffix).
 std::string case_file(const std::string &work, std::string id, Driver d) {
     std::replace(id.begin(), id.end(), '/', '.');
-    return work + "/" + id + "." + driver_name(d) + (d == Driver::Raw ? ".raw" : ".h5");
+    return work + "/" + id + "." + driver_name(d) + (is_hdf5(d) ? ".h5" : ".raw");
 }
 
 // Collective. The case's description, data bytes per phase and whether some dataset elements
@@ -158,9 +165,11 @@ std::optional<uint64_t> digest_file(const std::string &path, uint64_t &size) {
 
 // Collective, untimed. The first round's check of a file before it is deleted: an HDF5 file read
 // back through sec2 by every rank (see the top of this file), then its size and digest (rank 0);
-// the raw file's size.
+// the raw file's size. An fpp file is checked by its own read phase alone.
 void check_first_round_file(CaseRun &run, CaseResult &res, Driver d, const std::string &path) {
     FileCheck &fc = res.check;
+    if (d == Driver::Fpp)
+        return;
     if (d != Driver::Raw) {
         const bool subfiled = d == Driver::Subfiling;
         const std::string what = std::string(driver_name(d)) + " file read back through " +
@@ -238,6 +247,13 @@ Refusals write_then_read(CaseRun &run, Driver d, const std::string &path, PhaseT
         counted(false, [&] { r = run.raw.read(path, run.rbuf); });
         return out;
     }
+    if (d == Driver::Fpp) {
+        counted(true, [&] { w = run.fpp.write(path, run.wbuf); });
+        out.write = run.fpp.refusal();
+        if (out.write.empty())
+            counted(false, [&] { r = run.fpp.read(path, run.rbuf); });
+        return out;
+    }
     counted(true, [&] { w = run.h5.write(d, path, run.wbuf, wprobe, stats); });
     out.write = run.h5.refusal();
     if (!skip_read && out.write.empty()) {
@@ -279,7 +295,7 @@ std::string run_driver(CaseRun &run, CaseResult &res, Driver d, int round, bool 
     const bool wrote = dr.refused_write.empty(), read = wrote && dr.refused_read.empty();
     const uint64_t bad =
         !read ? 0
-              : verify(run, res, &dr.failures, d == Driver::Raw ? 0 : run.h5.attr_mismatches(),
+              : verify(run, res, &dr.failures, !is_hdf5(d) ? 0 : run.h5.attr_mismatches(),
                        name + ": read-back verification failed in " + round_name(run.opt, round), repro);
     if (round >= run.opt.warmup && wrote) {
         dr.wsec.push_back(w.seconds);

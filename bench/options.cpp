@@ -32,11 +32,13 @@ const char *const kUsage =
     "  --warmup N        discarded warm-up repetitions (default 1)\n"
     "  --confirm-reps N  repetitions of the rerun that confirms a row the parity test flags\n"
     "                    (default 2 x --reps; 0: no reruns, the first verdict stands)\n"
-    "  --drivers LIST    subset of mpio,mpiio,raw,mpio2,subfiling (default the first four; mpio2\n"
-    "                    runs the built-in driver a second time: the A/A control column\n"
+    "  --drivers LIST    subset of mpio,mpiio,raw,mpio2,subfiling,fpp (default the first four;\n"
+    "                    mpio2 runs the built-in driver a second time: the A/A control column\n"
     "                    mpio2/mpio; subfiling is HDF5's subfiling driver in its default\n"
     "                    configuration, as h5bench selects it: column mpiio/subfiling; MPI is then\n"
-    "                    initialised with MPI_THREAD_MULTIPLE, which it needs)\n"
+    "                    initialised with MPI_THREAD_MULTIPLE, which it needs; fpp is the ceiling:\n"
+    "                    the same bytes, each rank in a file of its own with pwrite/pread, column\n"
+    "                    mpiio/fpp)\n"
     "  --dir DIR         where data files go (default /dev/shm)\n"
     "  --out DIR         where results.csv/json, runs.csv, table.txt/md, chart.svg go\n"
     "                    (default ./bench-results)\n"
@@ -144,7 +146,7 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
         else if (c == 'C' && !parse_int(v, opt.confirm_reps, 0))
             return fail("--confirm-reps needs an integer >= 0");
         else if (c == 'd' && !parse_drivers(v, opt.drivers))
-            return fail(std::string("--drivers: not a list of mpio,mpiio,raw,mpio2,subfiling: ") + v);
+            return fail(std::string("--drivers: not a list of mpio,mpiio,raw,mpio2,subfiling,fpp: ") + v);
         else if (c == '?')
             return fail(std::string("unknown option or missing value: ") + argv[optind - 1]);
         else if (c == 'L' || c == 'h') {

@@ -290,8 +290,10 @@ bool parse(int argc, char **argv, OverheadOptions &o, int &exit_code) {
             return fail("--warmup needs an integer >= 0");
         else if (c == 'C' && !parse_int(optarg, o.confirm_reps, 0))
             return fail("--confirm-reps needs an integer >= 0");
-        else if (c == 'd' && (!parse_drivers(optarg, o.drivers) || has_driver(o.drivers, Driver::Subfiling)))
-            // (subfiling is h5bench_vfd's only: it needs MPI_THREAD_MULTIPLE from the start)
+        else if (c == 'd' && (!parse_drivers(optarg, o.drivers) || has_driver(o.drivers, Driver::Subfiling) ||
+                              has_driver(o.drivers, Driver::Fpp)))
+            // (subfiling and fpp are h5bench_vfd's only: subfiling needs MPI_THREAD_MULTIPLE from the
+            // start, and a file per process has no HDF5 operations to time)
             return fail(std::string("--drivers: not a list of mpio,mpiio,raw,mpio2: ") + optarg);
         else if (c == 'D')
             o.dir = optarg;

@@ -142,13 +142,13 @@ RawPlan make_plan(const CaseSpec &c, const Access &a) {
     return plan;
 }
 
+} // namespace
+
 PhaseTimes reduce_times(double local, double data) {
     double in[2] = {local, data}, out[2] = {0, 0};
     BENCH_MPI(MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
     return PhaseTimes{out[0], out[1]};
 }
-
-} // namespace
 
 MPI_Datatype TypeDesc::make() const {
     MPI_Datatype t = MPI_DATATYPE_NULL;

@@ -14,7 +14,8 @@ namespace bench {
 
 namespace {
 
-const Driver kAll[kNumDrivers] = {Driver::Mpio, Driver::Mpiio, Driver::Raw, Driver::Mpio2, Driver::Subfiling};
+const Driver kAll[kNumDrivers] = {Driver::Mpio,  Driver::Mpiio,     Driver::Raw,
+                                  Driver::Mpio2, Driver::Subfiling, Driver::Fpp};
 const char *phase_name(char p) { return p == 'w' ? "write" : "read"; }
 
 // Bandwidth with 3 significant digits; "-" when not measured.
@@ -106,6 +107,29 @@ std::string subfiling_ratio(const CaseResult &c, char p) {
         return "n/s";
     return spread_str(c.ratio(Driver::Mpiio, Driver::Subfiling, p)) + subfiling_mark(c, p);
 }
+
+// ---- the file-per-process ceiling's columns (fpp_kernel.hpp), present only when a case ran it ----
+
+bool any_fpp(const std::vector<CaseResult> &results) {
+    return std::any_of(results.begin(), results.end(),
+                       [](const CaseResult &c) { return drv(c, Driver::Fpp).ran; });
+}
+
+// mpiio/fpp of phase p: "0.85 (0.80-0.91)" (< 1: the shared file is slower than a file per rank),
+// "n/s" where the ceiling does not cover the case. No verdict: a ceiling is not a rival.
+std::string fpp_ratio(const CaseResult &c, char p) {
+    if (!drv(c, Driver::Fpp).ran)
+        return "-";
+    if (!refused(drv(c, Driver::Fpp), p).empty())
+        return "n/s";
+    return spread_str(c.ratio(Driver::Mpiio, Driver::Fpp, p));
+}
+
+const char kFppNote[] =
+    "fpp: the ceiling, the same ranks writing and reading the same bytes each in a file of its "
+    "own with pwrite/pread (one call per access and time step, fsync before close); "
+    "mpiio/fpp < 1: the shared file is that much slower. n/s: compressed cases (the "
+    "library packs every rank's chunks: no file per process holds the same bytes).";
 
 // The lines under a table of a run with subfiling: its configuration, the verdict counts, the
 // cases it does not support and why, and what a subfiled file was made of.
@@ -245,13 +269,16 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
         info.label.c_str());
     const bool sf = any_subfiling(results);       // its two columns follow read mpiio/mpio
     const bool ops = server_ops_counted(results); // its two columns follow the parity
+    const bool fpp = any_fpp(results);            // its two columns follow mpiio/raw
     std::fprintf(
         f,
         "| case | MiB | steps | mpio s (w/r) | write mpio | write mpiio | **write mpiio/mpio** | read "
-        "mpio | read mpiio | **read mpiio/mpio** |%s mpiio/raw (w/r) | A/A mpio2/mpio (w / r) | "
-        "parity (w / r) |%s check |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|%s--:|--:|---|%s---|\n",
+        "mpio | read mpiio | **read mpiio/mpio** |%s mpiio/raw (w/r) |%s A/A mpio2/mpio (w / r) | "
+        "parity (w / r) |%s check |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|%s--:|%s--:|---|%s---|\n",
         sf ? " subfiling (w / r) | **mpiio/subfiling** (w / r) |" : "",
-        ops ? " server ops mpiio/mpio | server ops A/A |" : "", sf ? "--:|--:|" : "", ops ? "--:|--:|" : "");
+        fpp ? " fpp (w / r) | **mpiio/fpp** (w / r) |" : "",
+        ops ? " server ops mpiio/mpio | server ops A/A |" : "", sf ? "--:|--:|" : "", fpp ? "--:|--:|" : "",
+        ops ? "--:|--:|" : "");
     for (const CaseResult &c : results) {
         const DriverResult &mpio = c.drv[0], &mpiio = c.drv[1];
         auto med = [](const DriverResult &r, char p) { return r.ran ? bw(phase_of(r, p).median_bw) : "-"; };
@@ -270,14 +297,20 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
         const std::string ops_cells = !ops ? ""
                                            : " " + server_ops_ratio(c, Driver::Mpiio, Driver::Mpio) + " | " +
                                                  server_ops_ratio(c, Driver::Mpio2, Driver::Mpio) + " |";
+        const DriverResult &own = drv(c, Driver::Fpp);
+        auto fpp_bw = [&](char p) { return refused(own, p).empty() ? med(own, p) : "n/s"; };
+        const std::string fpp_cells = !fpp ? ""
+                                           : " " + fpp_bw('w') + " / " + fpp_bw('r') + " | " +
+                                                 fpp_ratio(c, 'w') + " / " + fpp_ratio(c, 'r') + " |";
         std::fprintf(
-            f, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |%s %s / %s | %s / %s | %s / %s |%s %s |\n",
+            f,
+            "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |%s %s / %s |%s %s / %s | %s / %s |%s %s |\n",
             c.id.c_str(), bw(c.bytes / kMiB).c_str(), c.timesteps,
             mpio.ran ? (fmt("%.2f", mpio.w.median_s) + " / " + fmt("%.2f", mpio.r.median_s)).c_str() : "-",
             med(mpio, 'w').c_str(), med(mpiio, 'w').c_str(), bold('w').c_str(), med(mpio, 'r').c_str(),
             med(mpiio, 'r').c_str(), bold('r').c_str(), sub_cells.c_str(),
             ratio_str(c.ratio(Driver::Mpiio, Driver::Raw, 'w').median).c_str(),
-            ratio_str(c.ratio(Driver::Mpiio, Driver::Raw, 'r').median).c_str(),
+            ratio_str(c.ratio(Driver::Mpiio, Driver::Raw, 'r').median).c_str(), fpp_cells.c_str(),
             spread_str(c.ratio(Driver::Mpio2, Driver::Mpio, 'w')).c_str(),
             spread_str(c.ratio(Driver::Mpio2, Driver::Mpio, 'r')).c_str(), verdict_cell(c, 'w').c_str(),
             verdict_cell(c, 'r').c_str(), ops_cells.c_str(), case_status(c).c_str());
@@ -289,6 +322,8 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
                "driver's (< 1: lighter on the servers); server-ops.md has the counts.\n");
     if (sf)
         std::fprintf(f, "\n%s", subfiling_notes(info, results, "- ").c_str());
+    if (fpp)
+        std::fprintf(f, "\n%s\n", kFppNote);
 }
 
 // A subfiling row's parity columns hold mpiio/subfiling's verdict against the A/A control (first
@@ -445,17 +480,22 @@ void write_results_json(FILE *f, const RunInfo &info, const std::vector<CaseResu
                           : (", \"size_subfiling\": " + std::to_string(c.check.size_subfiling) +
                              ", \"subfiling_files\": " + json_str(c.check.subfiling_files))
                                 .c_str());
+        const bool own = drv(c, Driver::Fpp).ran;
         for (char p : {'w', 'r'})
-            std::fprintf(f, "\"%s\": {\"mpiio_over_mpio\": %s, \"mpiio_over_raw\": %s%s}, ", phase_name(p),
-                         json_spread(c.ratio(Driver::Mpiio, Driver::Mpio, p)).c_str(),
-                         json_spread(c.ratio(Driver::Mpiio, Driver::Raw, p)).c_str(),
-                         !sub ? ""
-                              : (", \"mpiio_over_subfiling\": " +
-                                 json_spread(c.ratio(Driver::Mpiio, Driver::Subfiling, p)) +
-                                 ", \"parity_mpiio_over_subfiling\": {\"p\": " +
-                                 json_num(c.parity_against(Driver::Subfiling, p).p) + ", \"verdict\": " +
-                                 json_str(c.parity_against(Driver::Subfiling, p).verdict) + "}")
-                                    .c_str());
+            std::fprintf(
+                f, "\"%s\": {\"mpiio_over_mpio\": %s, \"mpiio_over_raw\": %s%s%s}, ", phase_name(p),
+                json_spread(c.ratio(Driver::Mpiio, Driver::Mpio, p)).c_str(),
+                json_spread(c.ratio(Driver::Mpiio, Driver::Raw, p)).c_str(),
+                !own ? ""
+                     : (", \"mpiio_over_fpp\": " + json_spread(c.ratio(Driver::Mpiio, Driver::Fpp, p)))
+                           .c_str(),
+                !sub ? ""
+                     : (", \"mpiio_over_subfiling\": " +
+                        json_spread(c.ratio(Driver::Mpiio, Driver::Subfiling, p)) +
+                        ", \"parity_mpiio_over_subfiling\": {\"p\": " +
+                        json_num(c.parity_against(Driver::Subfiling, p).p) +
+                        ", \"verdict\": " + json_str(c.parity_against(Driver::Subfiling, p).verdict) + "}")
+                           .c_str());
         std::fprintf(
             f,
             "\"control\": {\"write_mpio2_over_mpio\": %s, \"read_mpio2_over_mpio\": %s}},\n     \"parity\": "
@@ -474,7 +514,7 @@ void write_results_json(FILE *f, const RunInfo &info, const std::vector<CaseResu
             json_phase(f, r, 'w');
             std::fprintf(f, ",\n         \"read\": ");
             json_phase(f, r, 'r');
-            if (d == Driver::Subfiling)
+            if (d == Driver::Subfiling || d == Driver::Fpp)
                 std::fprintf(f, ",\n         \"not_supported\": {\"write\": %s, \"read\": %s}",
                              json_str(refused(r, 'w')).c_str(), json_str(refused(r, 'r')).c_str());
             if (r.stats.valid) {
@@ -660,14 +700,16 @@ void print_table(FILE *out, const RunInfo &info, const std::vector<CaseResult> &
         layer_title(info).c_str(), info.io_component.c_str(), info.ranks, info.size.c_str(),
         steps_text(info, results).c_str(), info.reps, info.warmup, info.dir.c_str(), info.load_start.c_str(),
         info.load_end.c_str(), std::thread::hardware_concurrency(), thread_text(info));
-    const bool sf = any_subfiling(results); // its two columns follow mpiio/raw
-    char sub_head[64] = "";
+    const bool sf = any_subfiling(results), fpp = any_fpp(results); // their columns follow mpiio/raw
+    char sub_head[64] = "", fpp_head[64] = "";
     if (sf)
         std::snprintf(sub_head, sizeof sub_head, "%-22s %-23s ", "subfiling", "mpiio/subfiling");
+    if (fpp)
+        std::snprintf(fpp_head, sizeof fpp_head, "%-22s %-18s ", "fpp", "mpiio/fpp");
     for (char p : {'w', 'r'}) {
-        std::fprintf(out, "\n%s\n%-18s %8s %5s %7s  %-22s %-22s %-22s %-18s %-18s %s%-18s %s\n",
+        std::fprintf(out, "\n%s\n%-18s %8s %5s %7s  %-22s %-22s %-22s %-18s %-18s %s%s%-18s %s\n",
                      p == 'w' ? "WRITE" : "READ", "case", "MiB", "steps", "mpio s", "mpio", "mpiio", "raw",
-                     "mpiio/mpio", "mpiio/raw", sub_head, "A/A mpio2/mpio", "parity");
+                     "mpiio/mpio", "mpiio/raw", sub_head, fpp_head, "A/A mpio2/mpio", "parity");
         for (const CaseResult &c : results) {
             auto cell = [&](Driver d) {
                 const Summary &s = phase_of(drv(c, d), p);
@@ -677,12 +719,13 @@ void print_table(FILE *out, const RunInfo &info, const std::vector<CaseResult> &
             };
             const std::string sub =
                 sf ? pad(cell(Driver::Subfiling), 23) + pad(subfiling_ratio(c, p), 24) : "";
-            std::fprintf(out, "%-18s %8.2f %5d %7s  %-22s %-22s %-22s %-18s %-18s %s%-18s %s (p %.3f)%s\n",
+            const std::string own = fpp ? pad(cell(Driver::Fpp), 23) + pad(fpp_ratio(c, p), 19) : "";
+            std::fprintf(out, "%-18s %8.2f %5d %7s  %-22s %-22s %-22s %-18s %-18s %s%s%-18s %s (p %.3f)%s\n",
                          c.id.c_str(), c.bytes / kMiB, c.timesteps,
                          c.drv[0].ran ? fmt("%.3f", phase_of(c.drv[0], p).median_s).c_str() : "-",
                          cell(Driver::Mpio).c_str(), cell(Driver::Mpiio).c_str(), cell(Driver::Raw).c_str(),
                          spread_str(c.ratio(Driver::Mpiio, Driver::Mpio, p)).c_str(),
-                         spread_str(c.ratio(Driver::Mpiio, Driver::Raw, p)).c_str(), sub.c_str(),
+                         spread_str(c.ratio(Driver::Mpiio, Driver::Raw, p)).c_str(), sub.c_str(), own.c_str(),
                          spread_str(c.ratio(Driver::Mpio2, Driver::Mpio, p)).c_str(),
                          verdict_cell(c, p).c_str(), c.parity(p).p, c.failed() ? "  FAILED" : "");
         }
@@ -690,6 +733,9 @@ void print_table(FILE *out, const RunInfo &info, const std::vector<CaseResult> &
     std::fprintf(out, "\n%s\n", parity_summary(info, results).c_str());
     if (sf)
         std::fprintf(out, "%s", subfiling_notes(info, results, "").c_str());
+    if (fpp)
+        std::fprintf(out, "%s\n", kFppNote);
+
     if (server_ops_counted(results)) {
         std::fprintf(out, "\n");
         write_server_ops_markdown(out, results);

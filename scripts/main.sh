@@ -64,8 +64,9 @@
 #                     about S seconds (default 0.2; at most 8x the steps and 512 MiB per phase; 0:
 #                     every case at --timesteps). ROMIO moves the medium size in 0.01-0.05 s per
 #                     phase: too short to compare drivers stably.
-#   --drivers LIST    subset of mpio,mpiio,raw,mpio2,subfiling (mpio2: the built-in driver again,
-#                     A/A; subfiling: HDF5's subfiling driver)
+#   --drivers LIST    subset of mpio,mpiio,raw,mpio2,subfiling,fpp (mpio2: the built-in driver
+#                     again, A/A; subfiling: HDF5's subfiling driver; fpp: the ceiling, the same
+#                     bytes as one file per process with POSIX calls, column mpiio/fpp)
 #   --subfiling       add HDF5's subfiling driver to h5bench_vfd's drivers (to --drivers' list when
 #                     given): its default configuration, as h5bench selects it, verified through
 #                     itself; column mpiio/subfiling. MPI then runs with MPI_THREAD_MULTIPLE for
@@ -100,6 +101,7 @@
 #                     2 (the testbeds' two clients; 1: the default, one MPI node). Open MPI's layers
 #                     only (MPICH 4.0's UCX is unreliable across the simulated hosts:
 #                     test/multihost/CMakeLists.txt). Published to docs/bench/<storage>-<N>nodes/.
+#                     The drivers (unless --drivers) add fpp: the file-per-process ceiling.
 #   --plugin-config S the mpiio driver's configuration string for this run (h5bench_vfd
 #                     --plugin-config; e.g. "collective_route=independent"): how a key would change
 #                     a table, by hand. Not with --publish: the tables show the defaults.
@@ -198,6 +200,8 @@ if ((NODES > 1)); then
   ((RANKS % NODES == 0)) || { echo "main.sh: --ranks must be a multiple of --nodes" >&2; exit 2; }
   [[ ",$LAYERS," != *,mpich,* ]] || { echo "main.sh: --nodes runs Open MPI's layers only (MPICH 4.0's UCX is unreliable across the simulated hosts)" >&2; exit 2; }
   [ -n "$LAYERS" ] || LAYERS=ompio,romio
+  # The ceiling a shared file is measured against at cluster shape: the same bytes, a file per rank.
+  [[ " ${BENCH_ARGS[*]} " == *" --drivers "* ]] || BENCH_ARGS+=(--drivers mpio,mpiio,raw,mpio2,fpp)
 fi
 # A testbed's storage (dfs: GlusterFS, cephfs: CephFS): its script sets it up around this one.
 on_testbed() { [ "$STORAGE" != tmpfs ]; }

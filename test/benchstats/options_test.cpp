@@ -64,6 +64,10 @@ int main(int argc, char **argv) {
     CHECK(parse_drivers("mpio,subfiling", d) && d == (std::vector<Driver>{Driver::Mpio, Driver::Subfiling}));
     CHECK(parse_drivers("subfiling", d) && has_driver(d, Driver::Subfiling) && !has_driver(d, Driver::Mpio));
     CHECK(!parse_drivers("mpio,subfile", d));
+    // fpp, the file-per-process ceiling, the sixth, not in the default list either.
+    CHECK(std::string(driver_name(Driver::Fpp)) == "fpp");
+    CHECK(parse_drivers("mpio,mpiio,fpp", d) && d.back() == Driver::Fpp &&
+          !has_driver(Options{}.drivers, Driver::Fpp));
     CHECK(!parse_drivers("", d));
     CHECK(!has_driver(defaults, Driver::Subfiling));
 

@@ -28,25 +28,6 @@ std::uint64_t window_for(std::uint64_t staging, std::uint64_t unit) {
     return std::max(unit, staging - staging % unit);
 }
 
-std::uint64_t write_unit_for(std::uint64_t window, std::uint64_t unit) {
-    return unit > kPageUnit && unit < window && window % unit == 0 ? unit : 0;
-}
-
-UnitSplit split_unit_heads(std::span<const selection::ByteRun> runs, std::uint64_t unit) {
-    UnitSplit out;
-    for (const selection::ByteRun &r : runs) {
-        const std::uint64_t into = unit == 0 ? 0 : r.addr % unit;
-        const std::uint64_t head = into == 0 ? 0 : unit - into; // bytes to the unit's end
-        if (head == 0 || head >= r.size) {
-            out.bodies.push_back(r);
-            continue;
-        }
-        out.heads.push_back({r.addr, static_cast<std::size_t>(head), r.buf});
-        out.bodies.push_back({r.addr + head, r.size - static_cast<std::size_t>(head), r.buf + head});
-    }
-    return out;
-}
-
 std::size_t aggregator_count(std::size_t nodes, std::size_t ranks, std::size_t asked, std::size_t cb_nodes,
                              std::size_t server_count) {
     ranks = std::max<std::size_t>(ranks, 1);

@@ -16,8 +16,6 @@
 // Pure and local: identical inputs give the identical plan on every rank.
 #pragma once
 
-#include "selection/byte_runs.hpp"
-
 #include <algorithm>
 #include <cstdint>
 #include <span>
@@ -57,21 +55,6 @@ inline constexpr std::uint64_t kPageUnit = 4096;
 // `unit`, at least one unit when the unit is at most kLargestUnitWindow; `staging` when the unit
 // is unknown (0), a page or less, or larger than kLargestUnitWindow.
 std::uint64_t window_for(std::uint64_t staging, std::uint64_t unit);
-
-// The unit an aggregator's writes start on (0: none): the stripe unit when a window holds several
-// (a write may then start inside one and cross its end). A write that starts inside a unit of
-// data already in the file is a read-modify-write of the unit's partial stripes on a file system
-// that keeps parity (GlusterFS disperse: every piece of 128 KiB the FUSE client cuts from such a
-// write is one, two READs each); the same bytes from the unit's end on are not.
-std::uint64_t write_unit_for(std::uint64_t window, std::uint64_t unit);
-
-// Pure. `runs` (file order) as two requests' worth: `heads`, the part of each run that starts
-// inside a unit and crosses its end, up to that end; `bodies`, everything else (runs that start on
-// a unit or end inside the unit they start in stay whole). unit 0: every run a body.
-struct UnitSplit {
-    std::vector<selection::ByteRun> heads, bodies;
-};
-UnitSplit split_unit_heads(std::span<const selection::ByteRun> runs, std::uint64_t unit);
 
 // How many ranks aggregate, from what the open knows (every rank the same):
 //   `nodes`, `ranks`       of the file's communicator;

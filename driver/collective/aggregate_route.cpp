@@ -111,24 +111,7 @@ std::string CollectiveEngine::describe_aggregation() const {
            ", each window's owner fixed by its offset";
 }
 
-void CollectiveEngine::write_window_runs(std::span<const Run> runs, bool may_bridge, haddr_t unwritten_from,
-                                         bool metadata) {
-    const aggregation::UnitSplit split = aggregation::split_unit_heads(runs, ctx_.write_unit);
-    // The bodies first, bridging holes as asked: a bridge between two bodies may cover a head's
-    // place with what the file held (or zeros past unwritten_from). Then the heads, never bridged
-    // (a bridge between two heads would cover the body between them), over whatever was there.
-    for (const auto &[part, bridge] :
-         {std::pair{&split.bodies, may_bridge}, std::pair{&split.heads, false}}) {
-        if (part->empty())
-            continue;
-        IoRequest request = IoRequest::runs(*part);
-        request.mark_metadata(metadata); // (no handle of its own for metadata: as for the ranks)
-        ctx_.independent->move(request, Direction::Write, bridge, unwritten_from);
-    }
-}
-
 // Local to an aggregator (its receives of one write window, which every sender's MPI_Isend
-
 // matches). Pieces of different ranks overlap (bytes several ranks write in one transfer, which MPI
 // leaves undefined: the highest rank's are kept), so they cannot land in the window in one go: a
 // batch of consecutive senders at a time is received into a staging buffer of at most a window (or
@@ -328,13 +311,9 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
                 if (kept || error)
                     return;
             }
-            error = capture([&] {
-                if (dir == Direction::Write)
-                    return write_window_runs(runs_, true, unwritten_from, metadata);
-                IoRequest request = IoRequest::runs(runs_);
-                request.mark_metadata(metadata); // (no handle of its own for metadata: as for the ranks)
-                ctx_.independent->move(request, dir, true, unwritten_from);
-            });
+            IoRequest request = IoRequest::runs(runs_);
+            request.mark_metadata(metadata); // (no handle of its own for metadata: as for the ranks)
+            error = capture([&] { ctx_.independent->move(request, dir, true, unwritten_from); });
             if (!error)
                 window_cache_.keep(runs_);
         };

@@ -62,8 +62,6 @@ struct CollectiveContext {
     // The aggregating route's window: the most bytes an aggregator holds at once, whole stripe
     // units of the file (config staging_buffer rounded to the layout: aggregation::window_for).
     std::size_t aggregation_window = tuning::kStagingBuffer;
-    // The unit an aggregator's writes start on (aggregation::write_unit_for; 0: none).
-    std::uint64_t write_unit = 0;
     // The most bytes an aggregator keeps of earlier transfers (config window_cache; 0: none), and
     // of deferred writes.
     std::size_t window_cache = tuning::kWindowCache;
@@ -177,10 +175,6 @@ private:
     void before_independent_slow(haddr_t lo, haddr_t hi, bool write);
     // Local. This rank writes its own part of the pending write itself (left out of the write-out).
     void write_own_runs(std::span<const Run> runs);
-    // Local. An aggregator's write of a window's runs: the parts of the runs from a unit's start of
-    // the layout on, then the heads before them, so that only the heads' calls start inside a unit
-    // (aggregation::split_unit_heads; ctx_.write_unit 0: one request, as given).
-    void write_window_runs(std::span<const Run> runs, bool may_bridge, haddr_t unwritten_from, bool metadata);
     // What a write-out of kept windows leaves out: the pieces of ranks with own_written[r] set
     // (empty: none), the ranges in `written_since` (ascending, merged); and the written end.
     struct WriteOut {

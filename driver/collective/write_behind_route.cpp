@@ -64,9 +64,10 @@ std::optional<Error> CollectiveEngine::write_window(WriteBehind::Window &w, cons
             WriteBehind::write_out_runs(w, out.own_written, out.written_since, partial);
         if (runs.empty())
             return;
+        IoRequest request = IoRequest::runs(runs);
         // A bridged hole is read back and rewritten: never where bytes were left out (they may be
         // newer than what this rank could read back).
-        write_window_runs(runs, !partial, out.unwritten_from, false);
+        ctx_.independent->move(request, Direction::Write, !partial, out.unwritten_from);
     });
     if (error)
         return deferred_write_error(*error);

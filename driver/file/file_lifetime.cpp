@@ -390,7 +390,6 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
     state->independent.bind(&state->io,
                             IndependentLimits{state->config.staging_buffer, state->storage.sieve_gap,
                                               state->config.host_copies == HostCopies::On});
-    const std::uint64_t window = aggregation::window_for(state->config.staging_buffer, state->layout.unit);
     state->collective.bind(CollectiveContext{
         .comm = state->comm.get(),
         .rank = state->rank,
@@ -406,8 +405,7 @@ File *open_file(const char *name, unsigned flags, hid_t fapl_id, haddr_t maxaddr
         .independent = &state->independent,
         .failed_writes = &state->failed_writes,
         .extent = &state->extent,
-        .aggregation_window = window,
-        .write_unit = aggregation::write_unit_for(window, state->layout.unit),
+        .aggregation_window = aggregation::window_for(state->config.staging_buffer, state->layout.unit),
         .window_cache = state->config.window_cache,
         .write_behind = state->storage.write_behind,
         .aggregators_asked = state->config.aggregators.value_or(0),

@@ -125,63 +125,7 @@ TEST(FileDomains, EachStripeUnitHasOneWriterFixedByItsOffset) {
     EXPECT_EQ(got, want);
 }
 
-// Windows of several units (stripe_unit=16K in 64 KiB windows) and a dataset that starts where the
-// library put it, inside a unit: an aggregator's write that starts inside a unit ends by that
-// unit's end (the part before the next unit in a call of its own: on a file system that keeps
-// parity, a call starting inside a unit of data already there is a read-modify-write of every
-// piece the client cuts from it), first as written, then as a deferred rewrite written at H5Fflush.
-// The file's bytes are checked after both.
-TEST(FileDomains, AggregatorWritesStartOnAUnitOrStayInsideIt) {
-    if (route_forced_by_environment("aggregate"))
-        GTEST_SKIP() << "the environment forces another route";
-    constexpr std::int64_t U = 16 * 1024;
-    const int s = world_size(), r = world_rank();
-    FaplOptions options;
-    options.config =
-        "collective_route=aggregate;write_behind=on;window_cache=0;stripe_unit=16K;staging_buffer=64K";
-    Hid fapl = make_fapl(Driver::Mpiio, options);
-    Hid dxpl = make_dxpl(H5FD_MPIO_COLLECTIVE);
-    Hid file(H5Fcreate(test_file("unit_starts", Driver::Mpiio).c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
-    ASSERT_TRUE(all_ranks(file.valid())) << error_stack_text();
-    const hsize_t per_rank = (3 * U + 1000) / sizeof(int), n = per_rank * static_cast<hsize_t>(s);
-    const hsize_t dims[1] = {n};
-    Hid fspace(H5Screate_simple(1, dims, nullptr));
-    Hid dset(H5Dcreate2(file, "d", H5T_NATIVE_INT, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    ASSERT_TRUE(all_ranks(dset.valid()));
-    const hsize_t start[1] = {per_rank * static_cast<hsize_t>(r)}, count[1] = {per_rank};
-    ASSERT_GE(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr), 0);
-    Hid mspace(H5Screate_simple(1, count, nullptr));
-    std::vector<int> want(n);
-    auto check_calls = [&](const char *what) {
-        const auto calls = all_calls();
-        ASSERT_FALSE(calls.empty()) << what;
-        for (const auto &[rank, offset, bytes] : calls)
-            if (offset % U != 0)
-                EXPECT_LE(offset + bytes, (offset / U + 1) * U)
-                    << what << ": rank " << rank << "'s write at " << offset << " (" << bytes
-                    << " bytes) starts inside a unit and leaves it";
-    };
-    for (const int step : {1, 2}) { // the second: the same range again, deferred until H5Fflush
-        std::vector<int> mine(per_rank);
-        for (hsize_t e = 0; e < per_rank; ++e)
-            mine[e] = static_cast<int>(step * 1000003 + start[0] + e);
-        for (hsize_t e = 0; e < n; ++e)
-            want[e] = static_cast<int>(step * 1000003 + e);
-        std::optional<WriteRecorder> recording(std::in_place);
-        ASSERT_TRUE(all_ranks(H5Dwrite(dset, H5T_NATIVE_INT, mspace, fspace, dxpl, mine.data()) >= 0))
-            << error_stack_text();
-        if (step == 2)
-            ASSERT_TRUE(all_ranks(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0));
-        recording.reset();
-        check_calls(step == 1 ? "the write" : "the deferred rewrite");
-    }
-    std::vector<int> got(n, -1);
-    ASSERT_GE(H5Dread(dset, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, dxpl, got.data()), 0);
-    EXPECT_EQ(got, want);
-}
-
 // The number of aggregators: one per host unasked (the hosts counted by name, not by what the MPI
-
 // calls a node: MPICH 5.0 made every rank a node of its own), the key asks (more than one per
 // node), the cb_nodes hint caps it. (8 KiB windows, whatever unit the file system reports: every
 // aggregator gets windows.)

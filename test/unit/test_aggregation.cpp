@@ -149,63 +149,7 @@ TEST(Aggregation, WindowsAreWholeStripeUnits) {
     }
 }
 
-TEST(Aggregation, WritesStartOnAUnitWhereAWindowHoldsSeveral) {
-    constexpr std::uint64_t K = 1024, M = 1024 * K;
-    EXPECT_EQ(write_unit_for(4 * M, 128 * K), 128 * K); // GlusterFS's st_blksize in 4 MiB windows
-    EXPECT_EQ(write_unit_for(4 * M, M), M);             // Lustre's 1 MiB stripes
-    EXPECT_EQ(write_unit_for(4 * M, 4 * M), 0u);        // one unit per window: no run crosses one
-    EXPECT_EQ(write_unit_for(16 * M, 16 * M), 0u);      // a GPFS block as the window
-    EXPECT_EQ(write_unit_for(4 * M, 4096), 0u);         // a page is no lock unit
-    EXPECT_EQ(write_unit_for(4 * M, 0), 0u);            // nothing known
-    EXPECT_EQ(write_unit_for(3 * M, 2 * M), 0u);        // (windows are whole units: not one)
-}
-
-TEST(Aggregation, RunsStartingInsideAUnitLeaveTheirHeadForACallOfItsOwn) {
-    using Run = mpiio::selection::ByteRun;
-    constexpr std::uint64_t U = 128 * 1024;
-    char memory[8 * U];
-    auto run = [&](std::uint64_t addr, std::size_t size, std::size_t at) {
-        return Run{addr, size, memory + at};
-    };
-    const std::vector<Run> runs = {
-        run(2144, 3 * U, 0),                   // starts inside unit 0, crosses two ends: head to U
-        run(4 * U, U, 3 * U),                  // starts on a unit: whole
-        run(6 * U + 100, 200, 4 * U),          // ends inside the unit it starts in: whole
-        run(6 * U + 1000, U + 5, 4 * U + 200), // crosses one end: head to 7U
-    };
-    const UnitSplit split = split_unit_heads(runs, U);
-    ASSERT_EQ(split.heads.size(), 2u);
-    EXPECT_EQ(split.heads[0].addr, 2144u);
-    EXPECT_EQ(split.heads[0].size, U - 2144);
-    EXPECT_EQ(split.heads[0].buf, memory);
-    EXPECT_EQ(split.heads[1].addr, 6 * U + 1000);
-    EXPECT_EQ(split.heads[1].size, U - 1000);
-    ASSERT_EQ(split.bodies.size(), 4u);
-    EXPECT_EQ(split.bodies[0].addr, U);
-    EXPECT_EQ(split.bodies[0].size, 3 * U - (U - 2144));
-    EXPECT_EQ(split.bodies[0].buf, memory + (U - 2144));
-    EXPECT_EQ(split.bodies[1].addr, 4 * U);
-    EXPECT_EQ(split.bodies[2].size, 200u);
-    EXPECT_EQ(split.bodies[3].addr, 7 * U);
-    EXPECT_EQ(split.bodies[3].size, 1005u);
-    EXPECT_EQ(split.bodies[3].buf, memory + 4 * U + 200 + (U - 1000));
-    // Every byte once, in its place: heads and bodies together are the runs.
-    std::uint64_t bytes = 0;
-    for (const Run &r : split.heads)
-        bytes += r.size;
-    for (const Run &r : split.bodies) {
-        bytes += r.size;
-        EXPECT_TRUE(r.addr % U == 0 || r.addr / U == (r.addr + r.size - 1) / U)
-            << "a body starting inside a unit and crossing its end at " << r.addr;
-    }
-    EXPECT_EQ(bytes, 3 * U + U + 200 + U + 5);
-    const UnitSplit none = split_unit_heads(runs, 0);
-    EXPECT_TRUE(none.heads.empty());
-    EXPECT_EQ(none.bodies.size(), runs.size());
-}
-
 TEST(Aggregation, AggregatorCountFollowsNodesHintsAndServers) {
-
     struct Row {
         std::size_t nodes, ranks, asked, cb_nodes, servers, count;
         const char *why;

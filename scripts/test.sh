@@ -136,7 +136,8 @@ ci_mpich_1145() { run_config bookworm-mpich 1.14.5 -LE 'hydra-ucx|scale_by_hand'
 # Its testpar comparison runs under OMPIO only (the reference stage and MPICH's run it under ROMIO):
 # what a release changes is how the library calls the driver, the same under either layer. It is
 # also where t_filters_parallel runs under OMPIO: the reference stage runs it under ROMIO only (its
-# longest program; scripts/conformance.sh, CI_IO_ONLY).
+# longest program; scripts/conformance.sh, CI_IO_ONLY). t_pmulti_dset stays out of it (it hangs
+# under OMPIO with the built-in driver: CI_HANGS_UNDER; 610 s of this stage until 2026-12-04).
 ci_openmpi_1146() {
   MPIIO_BUILD_BENCH=OFF MPIIO_CONFORMANCE_IO=ompio FOREIGN_PLUGIN=no run_config bookworm-openmpi 1.14.6 \
     -L '^(unit|plugin|mpi|errors|chunkio|selection_io|conformance)$' -E '[.]np[134][.]|^plugin[.]foreign_mpi[.]'

@@ -77,7 +77,8 @@ PhaseTimes FppKernel::run(bool write, const std::string &path, Buffers &buf) {
                 continue;
             unsigned char *mem = buf.ptr(t, c_.accesses[i].array);
             const bool contiguous = p.mem.kind == TypeDesc::Contig; // the caller's memory as it is
-            stage_.resize(contiguous ? 0 : p.bytes);
+            if (!contiguous)
+                stage_.resize(p.bytes);
             unsigned char *at = contiguous ? mem + p.mem_disp : stage_.data();
             const double d0 = MPI_Wtime();
             if (write && !contiguous)

@@ -79,9 +79,9 @@ std::string pad(const std::string &s, size_t width) {
     return s + std::string(width > cols ? width - cols : 0, ' ');
 }
 
-bool any_subfiling(const std::vector<CaseResult> &results) {
-    return std::any_of(results.begin(), results.end(),
-                       [](const CaseResult &c) { return drv(c, Driver::Subfiling).ran; });
+// Whether any case ran driver `d` (the optional drivers' columns appear only then).
+bool any_ran(const std::vector<CaseResult> &results, Driver d) {
+    return std::any_of(results.begin(), results.end(), [d](const CaseResult &c) { return drv(c, d).ran; });
 }
 
 // Why the driver did not run phase p of the case ("" when it ran or was not selected).
@@ -99,31 +99,27 @@ std::string subfiling_mark(const CaseResult &c, char p) {
     return v == "above" ? "↑" : v == "below" ? "↓" : "";
 }
 
-// mpiio/subfiling of phase p: "0.95 (0.88-1.02)" with its mark, "n/s" where subfiling refused it.
-std::string subfiling_ratio(const CaseResult &c, char p) {
-    if (!drv(c, Driver::Subfiling).ran)
+// mpiio/d of phase p for an optional driver: "0.95 (0.88-1.02)", "-" where the case did not run
+// it, "n/s" where it refused the phase.
+std::string optional_ratio(const CaseResult &c, Driver d, char p) {
+    if (!drv(c, d).ran)
         return "-";
-    if (!refused(drv(c, Driver::Subfiling), p).empty())
+    if (!refused(drv(c, d), p).empty())
         return "n/s";
-    return spread_str(c.ratio(Driver::Mpiio, Driver::Subfiling, p)) + subfiling_mark(c, p);
+    return spread_str(c.ratio(Driver::Mpiio, d, p));
+}
+
+// mpiio/subfiling of phase p, with its mark.
+std::string subfiling_ratio(const CaseResult &c, char p) {
+    const std::string r = optional_ratio(c, Driver::Subfiling, p);
+    return r == "-" || r == "n/s" ? r : r + subfiling_mark(c, p);
 }
 
 // ---- the file-per-process ceiling's columns (fpp_kernel.hpp), present only when a case ran it ----
 
-bool any_fpp(const std::vector<CaseResult> &results) {
-    return std::any_of(results.begin(), results.end(),
-                       [](const CaseResult &c) { return drv(c, Driver::Fpp).ran; });
-}
-
-// mpiio/fpp of phase p: "0.85 (0.80-0.91)" (< 1: the shared file is slower than a file per rank),
-// "n/s" where the ceiling does not cover the case. No verdict: a ceiling is not a rival.
-std::string fpp_ratio(const CaseResult &c, char p) {
-    if (!drv(c, Driver::Fpp).ran)
-        return "-";
-    if (!refused(drv(c, Driver::Fpp), p).empty())
-        return "n/s";
-    return spread_str(c.ratio(Driver::Mpiio, Driver::Fpp, p));
-}
+// mpiio/fpp of phase p (< 1: the shared file is slower than a file per rank). No verdict: a
+// ceiling is not a rival.
+std::string fpp_ratio(const CaseResult &c, char p) { return optional_ratio(c, Driver::Fpp, p); }
 
 const char kFppNote[] =
     "fpp: the ceiling, the same ranks writing and reading the same bytes each in a file of its "
@@ -267,9 +263,9 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
         rerun_text(info).c_str(), info.load_start.c_str(), info.load_end.c_str(), info.started.c_str(),
         info.host.c_str(), info.total_s, thread_text(info), info.label.empty() ? "" : " ",
         info.label.c_str());
-    const bool sf = any_subfiling(results);       // its two columns follow read mpiio/mpio
-    const bool ops = server_ops_counted(results); // its two columns follow the parity
-    const bool fpp = any_fpp(results);            // its two columns follow mpiio/raw
+    const bool sf = any_ran(results, Driver::Subfiling); // its two columns follow read mpiio/mpio
+    const bool ops = server_ops_counted(results);        // its two columns follow the parity
+    const bool fpp = any_ran(results, Driver::Fpp);      // its two columns follow mpiio/raw
     std::fprintf(
         f,
         "| case | MiB | steps | mpio s (w/r) | write mpio | write mpiio | **write mpiio/mpio** | read "
@@ -288,8 +284,11 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
                             : "**" + ratio_str(r.median) + "** (" + ratio_str(r.min) + "-" +
                                   ratio_str(r.max) + ")";
         };
-        const DriverResult &sub = drv(c, Driver::Subfiling);
-        auto sub_bw = [&](char p) { return refused(sub, p).empty() ? med(sub, p) : "n/s"; };
+        // An optional driver's bandwidth: "n/s" where it refused the phase.
+        auto optional_bw = [&](Driver d, char p) {
+            return refused(drv(c, d), p).empty() ? med(drv(c, d), p) : "n/s";
+        };
+        auto sub_bw = [&](char p) { return optional_bw(Driver::Subfiling, p); };
         const std::string sub_cells = !sf ? ""
                                           : " " + sub_bw('w') + " / " + sub_bw('r') + " | " +
                                                 subfiling_ratio(c, 'w') + " / " + subfiling_ratio(c, 'r') +
@@ -297,8 +296,7 @@ void write_markdown_table(FILE *f, const RunInfo &info, const std::vector<CaseRe
         const std::string ops_cells = !ops ? ""
                                            : " " + server_ops_ratio(c, Driver::Mpiio, Driver::Mpio) + " | " +
                                                  server_ops_ratio(c, Driver::Mpio2, Driver::Mpio) + " |";
-        const DriverResult &own = drv(c, Driver::Fpp);
-        auto fpp_bw = [&](char p) { return refused(own, p).empty() ? med(own, p) : "n/s"; };
+        auto fpp_bw = [&](char p) { return optional_bw(Driver::Fpp, p); };
         const std::string fpp_cells = !fpp ? ""
                                            : " " + fpp_bw('w') + " / " + fpp_bw('r') + " | " +
                                                  fpp_ratio(c, 'w') + " / " + fpp_ratio(c, 'r') + " |";
@@ -544,7 +542,7 @@ void write_chart(FILE *f, const RunInfo &info, const std::vector<CaseResult> &re
     const char *const colors[4] = {"#4C72B0", "#DD8452", "#8C8C8C", "#55A868"};
     const char *const names[4] = {"mpio (built-in)", "mpiio (plugin)", "raw MPI-IO", "subfiling"};
     const Driver drawn[4] = {Driver::Mpio, Driver::Mpiio, Driver::Raw, Driver::Subfiling};
-    const int bars = any_subfiling(results) ? 4 : 3; // subfiling's bar only where it ran
+    const int bars = any_ran(results, Driver::Subfiling) ? 4 : 3; // subfiling's bar only where it ran
     double lo = 1e300, hi = 0;
     for (const CaseResult &c : results)
         for (const DriverResult &d : c.drv)
@@ -700,7 +698,9 @@ void print_table(FILE *out, const RunInfo &info, const std::vector<CaseResult> &
         layer_title(info).c_str(), info.io_component.c_str(), info.ranks, info.size.c_str(),
         steps_text(info, results).c_str(), info.reps, info.warmup, info.dir.c_str(), info.load_start.c_str(),
         info.load_end.c_str(), std::thread::hardware_concurrency(), thread_text(info));
-    const bool sf = any_subfiling(results), fpp = any_fpp(results); // their columns follow mpiio/raw
+    const bool sf = any_ran(results, Driver::Subfiling),
+               fpp = any_ran(results, Driver::Fpp); // after mpiio/raw
+
     char sub_head[64] = "", fpp_head[64] = "";
     if (sf)
         std::snprintf(sub_head, sizeof sub_head, "%-22s %-23s ", "subfiling", "mpiio/subfiling");

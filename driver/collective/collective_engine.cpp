@@ -85,7 +85,8 @@ CollectiveEngine::Route CollectiveEngine::exchange(const IoRequest &mine, Direct
     const bool repeats_last = last_shape_ == r.shape; // (the summary's: the same on every rank)
     last_shape_ = r.shape;
     const CollectiveRoute policy =
-        route::policy_for(summary, ctx_.route, static_cast<std::int64_t>(ctx_.route_min_block), repeats_last);
+        route::policy_for(summary, ctx_.route, static_cast<std::int64_t>(ctx_.route_min_block),
+                          dir == Direction::Write, repeats_last);
     if (auto d = route::decide_from_summary(summary, policy, r.individual, limit, need_disjoint)) {
         r.decision = *d;
         return r;

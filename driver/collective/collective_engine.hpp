@@ -48,7 +48,7 @@ struct CollectiveContext {
     int rank = 0, size = 1;
     MPI_Info hints = MPI_INFO_NULL; // the hints in effect, for the MPI route's file views
     CollectiveRoute route = CollectiveRoute::Auto;
-    // collective_route=aggregate_interleaved: the shortest block a rank moves on its own
+    // collective_route=aggregate_interleaved: the shortest block a rank writes on its own
     // (route::policy_for), what a call is worth on the storage (sieve_gap as it resolved it).
     std::size_t route_min_block = 0;
     unsigned read_overlap_limit = tuning::kReadOverlapLimit;

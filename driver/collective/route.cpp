@@ -127,11 +127,12 @@ void combine(const ExtentSummary &left, ExtentSummary &right) {
     right = out;
 }
 
-CollectiveRoute policy_for(const ExtentSummary &s, CollectiveRoute policy, std::int64_t min_block,
+CollectiveRoute policy_for(const ExtentSummary &s, CollectiveRoute policy, std::int64_t min_block, bool write,
                            bool repeats_last) {
     if (policy != CollectiveRoute::AggregateInterleaved)
         return policy;
-    const bool blocks = !repeats_last && s.any && s.ordered && s.all_contiguous && s.shortest >= min_block;
+    const bool blocks =
+        write && !repeats_last && s.any && s.ordered && s.all_contiguous && s.shortest >= min_block;
     return blocks ? CollectiveRoute::Independent : CollectiveRoute::Aggregate;
 }
 

@@ -85,14 +85,17 @@ ExtentSummary summarize(std::int64_t lo, std::int64_t hi, std::int64_t flags, in
 void combine(const ExtentSummary &left, ExtentSummary &right);
 
 // The policy this transfer takes under `policy`: collective_route=aggregate_interleaved (auto on
-// CephFS) is `independent` where every rank's file side is one contiguous block of at least
-// `min_block` bytes and the blocks ascend with the rank (each rank its own part of a dataset, a call
-// worth its bytes), `aggregate` otherwise, and also when the transfer moves the very range the last
-// collective transfer moved (`repeats_last`: the library's read-merge-write of a compound
-// dataset's records, once per field, which the aggregators answer from their copies and write
-// once: window_cache, write_behind). Any other policy is itself. Pure.
+// CephFS) is `independent` for a write where every rank's file side is one contiguous block of at
+// least `min_block` bytes and the blocks ascend with the rank (each rank its own part of a dataset,
+// a call worth its bytes), `aggregate` otherwise: for every read (aggregators read whole windows
+// in file order, which a client's readahead turns into whole-object reads; each rank reading its
+// own 1 MiB blocks cost the servers 611 reads where the built-in driver's cost 48,
+// docs/measurements.md), and when the transfer moves the very range the last collective transfer
+// moved (`repeats_last`: the library's read-merge-write of a compound dataset's records, once per
+// field, which the aggregators answer from their copies and write once: window_cache,
+// write_behind). Any other policy is itself. Pure.
 CollectiveRoute policy_for(const ExtentSummary &summary, CollectiveRoute policy, std::int64_t min_block,
-                           bool repeats_last);
+                           bool write, bool repeats_last);
 
 // Whether the ranks' extents tile one file range without holes: they ascend with the rank, each is
 // one contiguous range, and they add up to the range from the first to the last. An MPI collective

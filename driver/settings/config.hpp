@@ -26,7 +26,7 @@ enum class StatsMode { Off, Summary };
 // collective: always MPI collective I/O; independent: always each rank on its own (writes then
 // bridge holes only when the extents are disjoint); aggregate: a few aggregator ranks move every
 // rank's bytes (aggregate/aggregation.hpp); aggregate_interleaved: aggregate, but where every rank's
-// file side is one contiguous block and the blocks ascend with the rank, each rank moves its own.
+// file side is one contiguous block and the blocks ascend with the rank, each rank writes its own.
 // On shared storage auto is aggregate under every MPI-IO layer, aggregate_interleaved on CephFS
 // (settings/storage.hpp).
 enum class CollectiveRoute { Auto, Collective, Independent, Aggregate, AggregateInterleaved };

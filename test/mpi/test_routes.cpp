@@ -250,9 +250,9 @@ TEST_P(Routes, HolesKeepTheirBytesAndFilesMatchTheBuiltinDriver) {
                     EXPECT_EQ(mpi + independent, 0u);
                     EXPECT_GT(aggregated, 0u);
                 } else if (in_effect == "aggregate_interleaved" && layout == Layout::Contiguous) {
-                    // whole blocks ascending with the rank move rank by rank (here "touching",
-                    // whose range the prefill wrote just before: so it aggregates too), the rest
-                    // aggregates
+                    // whole blocks ascending with the rank are written rank by rank (here
+                    // "touching", whose range the prefill wrote just before: so it aggregates
+                    // too), the rest and every read aggregate
                     EXPECT_EQ(mpi, 0u);
                     EXPECT_GT(aggregated, 0u) << "independent " << independent;
                     if (std::string(c.name) != "touching") {
@@ -662,9 +662,10 @@ TEST(RoutesAggregate, ReadsOfBytesNoRankWroteAreZerosWithoutACall) {
 }
 
 // `auto` where each rank writes and reads one contiguous block of a call's worth or more (128 KiB,
-// over the 64 KiB a call is worth on shared storage): on local storage and on CephFS each rank
-// moves its own (collective_route=aggregate_interleaved there), elsewhere on shared storage the
-// aggregators do; either way the file is the built-in driver's and every rank reads its block back.
+// over the 64 KiB a call is worth on shared storage): on local storage each rank moves its own, on
+// CephFS each rank writes its own and the aggregators read (collective_route=aggregate_interleaved
+// there), elsewhere on shared storage the aggregators do both; either way the file is the
+// built-in driver's and every rank reads its block back.
 TEST(RoutesAuto, LargeBlocksTakeTheStoragesRoute) {
     if (route_forced_by_environment())
         GTEST_SKIP() << "the environment forces another route";
@@ -705,7 +706,7 @@ TEST(RoutesAuto, LargeBlocksTakeTheStoragesRoute) {
             if (route == "aggregate") {
                 EXPECT_EQ(independent, 0u);
                 EXPECT_GE(aggregated, 2u) << "the write and the read";
-            } else if (route == "aggregate_interleaved") { // (the read moves the write's range again)
+            } else if (route == "aggregate_interleaved") { // (reads aggregate)
                 EXPECT_GE(independent, 1u) << "the write";
                 EXPECT_GE(aggregated, 1u) << "the read";
             } else {

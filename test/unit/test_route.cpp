@@ -301,10 +301,10 @@ TEST(Route, AggregateTakesEveryTransferWithoutAView) {
     EXPECT_TRUE(d.independent) << "the application asked for independent calls";
 }
 
-// collective_route=aggregate_interleaved (auto on CephFS): contiguous blocks of at least a call's
-// worth that ascend with the rank move rank by rank, unless the transfer moves the last one's
-// range again; any other transfer takes `aggregate`. The summary decides it alone; other policies
-// pass unchanged.
+// collective_route=aggregate_interleaved (auto on CephFS): written contiguous blocks of at least a
+// call's worth that ascend with the rank move rank by rank, unless the transfer moves the last
+// one's range again; every read and any other write takes `aggregate`. The summary decides it
+// alone; other policies pass unchanged.
 TEST(Route, AggregateInterleavedLeavesLargeAscendingBlocksToTheirRanks) {
     using mpiio::route::policy_for;
     constexpr auto kPolicy = CollectiveRoute::AggregateInterleaved;
@@ -334,11 +334,13 @@ TEST(Route, AggregateInterleavedLeavesLargeAscendingBlocksToTheirRanks) {
     for (const Row &row : rows) {
         SCOPED_TRACE(row.what);
         const auto s = summary_of(row.w);
-        const CollectiveRoute policy = policy_for(s, kPolicy, kMinBlock, false);
+        const CollectiveRoute policy = policy_for(s, kPolicy, kMinBlock, true, false);
         EXPECT_EQ(policy, row.expected);
-        EXPECT_EQ(policy_for(s, kPolicy, kMinBlock, true), CollectiveRoute::Aggregate)
+        EXPECT_EQ(policy_for(s, kPolicy, kMinBlock, true, true), CollectiveRoute::Aggregate)
             << "a transfer of the last one's range aggregates (the aggregators keep it)";
-        EXPECT_EQ(policy_for(s, kPolicy, 0, false) == CollectiveRoute::Independent,
+        EXPECT_EQ(policy_for(s, kPolicy, kMinBlock, false, false), CollectiveRoute::Aggregate)
+            << "reads aggregate (whole windows in file order)";
+        EXPECT_EQ(policy_for(s, kPolicy, 0, true, false) == CollectiveRoute::Independent,
                   row.expected == CollectiveRoute::Independent ||
                       std::string(row.what).starts_with("a block shorter"));
         for (bool write : {false, true}) { // the route then taken: blocks on their own, the rest aggregated
@@ -350,7 +352,8 @@ TEST(Route, AggregateInterleavedLeavesLargeAscendingBlocksToTheirRanks) {
         for (CollectiveRoute other : {CollectiveRoute::Auto, CollectiveRoute::Collective,
                                       CollectiveRoute::Independent, CollectiveRoute::Aggregate})
             for (bool repeats : {false, true})
-                EXPECT_EQ(policy_for(s, other, kMinBlock, repeats), other);
+                for (bool write : {false, true})
+                    EXPECT_EQ(policy_for(s, other, kMinBlock, write, repeats), other);
     }
 }
 

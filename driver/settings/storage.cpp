@@ -170,7 +170,8 @@ StorageTuning resolve_storage_tuning(const Config &config, std::int64_t magic) {
                                                                      : tuning::kReadOverlapLimit);
     // On shared storage the writers of a file stay few, and an aggregator writes the holes past the
     // ranks' written end as zeros instead of reading them back: the driver's own aggregation under
-    // every layer (docs/decisions.md D17, D20); on CephFS for interleaved extents only.
+    // every layer (docs/decisions.md D17, D20); on CephFS all but the writes of contiguous blocks that
+    // ascend with the rank (route::policy_for).
     const KnownFileSystem *fs = known(magic);
     const CollectiveRoute shared_route = fs != nullptr ? fs->shared_route : CollectiveRoute::Aggregate;
     t.route = config.collective_route != CollectiveRoute::Auto ? config.collective_route

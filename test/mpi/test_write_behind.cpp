@@ -63,9 +63,9 @@ TEST(WriteBehind, CompoundFieldsMatchTheBuiltinDriverWithEachRecordWrittenOnce) 
     }
 }
 
-// aggregate_interleaved (auto on CephFS) moves each rank's block of records on its own the first
-// time, but a transfer of the last one's range aggregates, so the fields after the first are
-// answered and deferred as under `aggregate` (sieve_gap=0: the test's blocks are short).
+// aggregate_interleaved (auto on CephFS) aggregates every read, and a write of the last transfer's
+// range, so the library's read and rewrite of each field are answered and deferred as under
+// `aggregate` (sieve_gap=0: the test's blocks are short).
 TEST(WriteBehind, CompoundFieldsAreDeferredUnderAggregateInterleavedToo) {
     if (route_forced_by_environment())
         GTEST_SKIP() << "the environment forces another route";

@@ -343,11 +343,14 @@ TEST(Route, AggregateInterleavedLeavesLargeAscendingBlocksToTheirRanks) {
         EXPECT_EQ(policy_for(s, kPolicy, 0, true, false) == CollectiveRoute::Independent,
                   row.expected == CollectiveRoute::Independent ||
                       std::string(row.what).starts_with("a block shorter"));
-        for (bool write : {false, true}) { // the route then taken: blocks on their own, the rest aggregated
-            const auto d = mpiio::route::decide_from_summary(s, policy, false, write ? kWrite : kRead, write);
+        for (bool write :
+             {false, true}) { // the route then taken: written blocks on their own, the rest aggregated
+            const CollectiveRoute taken = policy_for(s, kPolicy, kMinBlock, write, false);
+            const bool own = write && row.expected == CollectiveRoute::Independent;
+            const auto d = mpiio::route::decide_from_summary(s, taken, false, write ? kWrite : kRead, write);
             ASSERT_TRUE(d.has_value());
-            EXPECT_EQ(d->independent, row.expected == CollectiveRoute::Independent);
-            EXPECT_EQ(d->aggregate, row.expected == CollectiveRoute::Aggregate && s.all_capable);
+            EXPECT_EQ(d->independent, own);
+            EXPECT_EQ(d->aggregate, !own && s.all_capable);
         }
         for (CollectiveRoute other : {CollectiveRoute::Auto, CollectiveRoute::Collective,
                                       CollectiveRoute::Independent, CollectiveRoute::Aggregate})

@@ -181,6 +181,13 @@ inline H5FD_mpiio_stats_t stats_of(hid_t file) {
     return s;
 }
 
+// Collective. Sums a counter over the ranks.
+inline std::uint64_t summed(std::uint64_t mine) {
+    std::uint64_t all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return all;
+}
+
 // Silences HDF5's automatic error printing for the lifetime of the object (error tests).
 class QuietErrors {
 public:

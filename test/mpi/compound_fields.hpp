@@ -12,13 +12,6 @@ namespace mpiio_test {
 
 inline constexpr hsize_t kRecordsPerRank = 96;
 
-// Collective. Sums a counter over the ranks.
-inline std::uint64_t summed(std::uint64_t mine) {
-    std::uint64_t all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    return all;
-}
-
 // Rank `r`'s block of kRecordsPerRank elements of a 1-D dataset of `n` (the file space), and a
 // memory space of one block.
 inline std::pair<Hid, Hid> block_of(int r, hsize_t n) {

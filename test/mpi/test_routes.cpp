@@ -750,13 +750,14 @@ TEST(RoutesInterleaved, WritesGoRankByRankReadsAggregateAndSeeTheRanksRewrites) 
             v[i] = value_at<int>(start[0] + i, seed);
         return v;
     };
-    // The route counters summed over the ranks (the aggregators' copies are theirs alone).
-    auto summed = [](const H5FD_mpiio_stats_t &st) {
-        std::array<std::uint64_t, 3> mine{st.independent_route_ops, st.aggregated_route_ops,
-                                          st.cached_window_reads},
-            all{};
-        MPI_Allreduce(mine.data(), all.data(), 3, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-        return all;
+    // Route counters summed over the ranks (the aggregators' copies are theirs alone).
+    struct RouteCounts {
+        std::uint64_t independent = 0, aggregated = 0, cached = 0;
+    };
+    auto route_counts = [](hid_t file) {
+        const H5FD_mpiio_stats_t st = stats_of(file);
+        return RouteCounts{summed(st.independent_route_ops), summed(st.aggregated_route_ops),
+                           summed(st.cached_window_reads)};
     };
     for (Driver d : kDrivers) {
         SCOPED_TRACE(driver_name(d));
@@ -774,11 +775,11 @@ TEST(RoutesInterleaved, WritesGoRankByRankReadsAggregateAndSeeTheRanksRewrites) 
         };
         // One collective transfer; the route counters it moved (zeros under the built-in driver).
         auto counted = [&](auto &&transfer) {
-            const auto before = d == Driver::Mpiio ? summed(stats_of(file)) : std::array<std::uint64_t, 3>{};
+            const RouteCounts before = d == Driver::Mpiio ? route_counts(file) : RouteCounts{};
             EXPECT_TRUE(all_ranks(transfer())) << error_stack_text();
-            const auto after = d == Driver::Mpiio ? summed(stats_of(file)) : std::array<std::uint64_t, 3>{};
-            return std::array<std::uint64_t, 3>{after[0] - before[0], after[1] - before[1],
-                                                after[2] - before[2]};
+            const RouteCounts after = d == Driver::Mpiio ? route_counts(file) : RouteCounts{};
+            return RouteCounts{after.independent - before.independent, after.aggregated - before.aggregated,
+                               after.cached - before.cached};
         };
         auto write_whole = [&](int seed) {
             const auto v = block_values(seed, kBlock);
@@ -802,15 +803,16 @@ TEST(RoutesInterleaved, WritesGoRankByRankReadsAggregateAndSeeTheRanksRewrites) 
         const auto rewritten = write_whole(2);
         const auto read_after_rewrite = read_half(2);
         if (d == Driver::Mpiio && s > 1) {
-            EXPECT_EQ(written[0], static_cast<std::uint64_t>(s)) << "each rank writes its own block";
-            EXPECT_EQ(written[1], 0u);
+            EXPECT_EQ(written.independent, static_cast<std::uint64_t>(s)) << "each rank writes its own block";
+            EXPECT_EQ(written.aggregated, 0u);
             for (const auto &read : {first_read, second_read, read_after_rewrite}) {
-                EXPECT_EQ(read[0], 0u) << "a read went rank by rank";
-                EXPECT_EQ(read[1], static_cast<std::uint64_t>(s)) << "a read did not aggregate";
+                EXPECT_EQ(read.independent, 0u) << "a read went rank by rank";
+                EXPECT_EQ(read.aggregated, static_cast<std::uint64_t>(s)) << "a read did not aggregate";
             }
-            EXPECT_GT(second_read[2], 0u) << "the aggregators kept no copy: the rewrite below tests nothing";
-            EXPECT_EQ(rewritten[0], static_cast<std::uint64_t>(s));
-            EXPECT_EQ(read_after_rewrite[2], 0u) << "a copy older than the ranks' rewrite answered";
+            EXPECT_GT(second_read.cached, 0u)
+                << "the aggregators kept no copy: the rewrite below tests nothing";
+            EXPECT_EQ(rewritten.independent, static_cast<std::uint64_t>(s));
+            EXPECT_EQ(read_after_rewrite.cached, 0u) << "a copy older than the ranks' rewrite answered";
         }
     }
     EXPECT_EQ(compare_files(path_in(test_dir(), "interleaved_reads", Driver::Mpio),

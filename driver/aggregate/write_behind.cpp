@@ -99,7 +99,7 @@ bool WriteBehind::keep_window(std::uint64_t round, std::uint64_t lo, const char 
         Window w;
         w.round = round;
         w.lo = lo;
-        w.bytes.assign(bytes, bytes + span);
+        w.bytes = FileBytes(lo, bytes, span);
         w.groups.assign(groups.begin(), groups.end());
         w.rank_of.assign(rank_of.begin(), rank_of.end());
         w.ranges = aggregation::merge_pieces(w.groups);

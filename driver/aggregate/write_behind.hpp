@@ -23,6 +23,7 @@
 
 #include "aggregate/aggregation.hpp"
 #include "io/request.hpp"
+#include "io/scratch_buffer.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -45,7 +46,7 @@ public:
     struct Window {
         std::uint64_t round = 0; // the aggregating route's round it belongs to
         std::uint64_t lo = 0;    // bytes[0] is the file byte at `lo`
-        std::vector<char> bytes;
+        FileBytes bytes;         // (at lo's offset within a page: scratch_buffer.hpp)
         std::vector<aggregation::Group> groups;
         std::vector<int> rank_of;
         std::vector<aggregation::Range> ranges;

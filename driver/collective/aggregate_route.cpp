@@ -272,7 +272,7 @@ void CollectiveEngine::aggregate_route(IoRequest &mine, Direction dir, std::uint
             covered += range.hi - range.lo;
         const bool reorder = dir == Direction::Write && received > covered;
         const std::uint64_t span = received == 0 ? 0 : window_hi - window_lo;
-        char *window = received == 0 ? nullptr : window_.at_least(span);
+        char *window = received == 0 ? nullptr : window_.for_file_bytes(window_lo, span);
         auto in_window = [&](const aggregation::Group &g) {
             return static_cast<MPI_Aint>(g.addr - window_lo);
         };

@@ -75,7 +75,7 @@ void IndependentEngine::sieve_typed(IoRequest &request, Direction dir) {
     const haddr_t lo = request.lo();
     const std::size_t span = request.end() - lo;
     ScratchBuffer own;
-    char *buffer = operation_scratch(staging_, span, limits_.staging_buffer, own).at_least(span);
+    char *buffer = operation_scratch(staging_, span, limits_.staging_buffer, own).for_file_bytes(lo, span);
     if (dir == Direction::Read)
         io_->read_bytes(lo, buffer, span);
     else

@@ -174,7 +174,7 @@ void IndependentEngine::flush_group(StagedOperation &op) {
 // the writes.
 void IndependentEngine::run_group_calls(const std::vector<GroupCall> &calls, Direction dir) {
     const haddr_t base = group_.front().addr;
-    char *buffer = staging_.at_least(group_.back().addr + group_.back().len - base);
+    char *buffer = staging_.for_file_bytes(base, group_.back().addr + group_.back().len - base);
     auto copy = [&](const GroupCall &c) {
         for (std::size_t i = c.first; i < c.last; ++i) {
             char *in_buffer = buffer + (group_[i].addr - base);
@@ -232,7 +232,7 @@ void IndependentEngine::write_stretch() {
         } else {
             const haddr_t base = group_[i].addr;
             const std::size_t span = group_[j - 1].addr + group_[j - 1].len - base;
-            char *buffer = staging_.at_least(span);
+            char *buffer = staging_.for_file_bytes(base, span);
             for (std::size_t k = i; k < j; ++k)
                 std::memcpy(buffer + (group_[k].addr - base), group_memory_[k], group_[k].len);
             io_->write_bytes(base, buffer, span);

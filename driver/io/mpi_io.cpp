@@ -118,7 +118,7 @@ template <MpiIo::Call C> std::size_t MpiIo::call(MPI_Offset offset, const Memory
     }
     check_mpi(code, k.name);
     record(k.collective ? (k.write ? 'W' : 'R') : (k.write ? 'w' : 'r'), static_cast<haddr_t>(offset),
-           memory.bytes);
+           memory.bytes, memory.base);
     return account<C>(offset, memory, moved(status, memory));
 }
 
@@ -257,7 +257,7 @@ void MpiIo::write_through_own_view(haddr_t disp, MPI_Datatype file_type, const c
             MPI_File_write_at(own_, 0, const_cast<char *>(data), static_cast<int>(bytes), MPI_BYTE, &status),
             "MPI_File_write_at (view write)");
     }
-    record('v', disp, bytes);
+    record('v', disp, bytes, data);
     ++stats_.independent_writes;
     ++stats_.view_writes;
     const MemoryBuffer memory{const_cast<char *>(data), static_cast<int>(bytes), MPI_BYTE, bytes};

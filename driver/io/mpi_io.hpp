@@ -55,6 +55,7 @@ struct CallRecord {
     char kind = 0;
     haddr_t addr = 0; // file address (for 'R' / 'W': the offset given to the call)
     std::size_t bytes = 0;
+    const void *memory = nullptr; // the call's memory (MemoryBuffer::base)
     bool operator==(const CallRecord &) const = default;
 };
 
@@ -209,9 +210,9 @@ private:
         written_end_ = std::max(written_end_, end);
         ++changes_;
     }
-    void record(char kind, haddr_t addr, std::size_t bytes) {
+    void record(char kind, haddr_t addr, std::size_t bytes, const void *memory) {
         if (log_ != nullptr)
-            log_->push_back(CallRecord{kind, addr, bytes});
+            log_->push_back(CallRecord{kind, addr, bytes, memory});
     }
 
     MPI_File *shared_ = nullptr;

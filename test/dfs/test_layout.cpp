@@ -55,7 +55,7 @@ void write_and_check(const std::string &path, std::uint64_t unit) {
     recording.reset();
     ASSERT_TRUE(all_ranks(written >= 0)) << error_stack_text();
     std::uint64_t longest = 0;
-    for (const auto &[offset, bytes] : WriteRecorder::calls()) {
+    for (const auto &[offset, bytes, memory_page_offset] : WriteRecorder::calls()) {
         const auto window = static_cast<std::uint64_t>(offset) / unit;
         EXPECT_LE(static_cast<std::uint64_t>(offset) + bytes, (window + 1) * unit)
             << "a write at " << offset << " of " << bytes << " bytes leaves its " << unit << "-byte window";

@@ -13,6 +13,7 @@ namespace mpiio_test {
 struct WriteCall {
     MPI_Offset offset;
     std::uint64_t bytes;
+    std::uint64_t memory_page_offset; // where the call's memory starts within a 4 KiB page
 };
 
 // Local. Records every MPI_File_write_at of this rank while it lives.
@@ -44,7 +45,8 @@ extern "C" int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf
         int size = 0;
         PMPI_Type_size(type, &size);
         mpiio_test::WriteRecorder::calls().push_back(
-            {offset, static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size)});
+            {offset, static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size),
+             static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(buf) % 4096)});
     }
     return PMPI_File_write_at(fh, offset, buf, count, type, st);
 }

@@ -387,6 +387,48 @@ TEST_F(EngineTest, ShortAdjacentRunsInScatteredBuffersArriveWhole) {
     check_file();
 }
 
+// The engine's own buffers hold file bytes at the file offset's offset within a page (FUSE with
+// direct I/O cuts a call at the memory's pages: anywhere else, each piece of a write ends inside a
+// stripe the servers read first). Runs sieved as one range, typed pieces sieved, short runs
+// gathered into one write without bridging: every call's memory has its file offset's page offset.
+TEST_F(EngineTest, OwnBuffersSitAtTheFileOffsetsPageOffset) {
+    auto page_offset = [](std::uintptr_t x) { return x % 4096; };
+    auto expect_placed = [&](const std::string &what) {
+        ASSERT_FALSE(calls_.empty()) << what;
+        for (const CallRecord &c : calls_)
+            EXPECT_EQ(page_offset(reinterpret_cast<std::uintptr_t>(c.memory)), page_offset(c.addr))
+                << what << ": call " << c.kind << " " << c.addr << "+" << c.bytes;
+    };
+    std::vector<std::vector<char>> buffers;
+    std::vector<mpiio::Run> runs;
+    for (std::size_t i = 0, addr = 3000; i < 6; ++i, addr += 40) {
+        buffers.emplace_back(40, static_cast<char>(0x20 + i));
+        runs.push_back(mpiio::Run{addr, 40, buffers.back().data()});
+        expect_written({runs.back()}, static_cast<char>(0x20 + i));
+    }
+    EXPECT_EQ(move(IoRequest::runs(runs), Direction::Write, true), "r 3000+240, w 3000+240");
+    expect_placed("runs, bridged");
+    EXPECT_EQ(move(IoRequest::runs(runs), Direction::Write, false), "w 3000+240");
+    expect_placed("runs, not bridged");
+    EXPECT_EQ(move(IoRequest::runs(runs), Direction::Read, true), "r 3000+240");
+    expect_placed("runs, read");
+
+    sel::Runs every_other;
+    for (std::size_t i = 0; i < 256; ++i)
+        every_other.push(static_cast<MPI_Aint>(8 * i), 4);
+    std::vector<int> values(256);
+    std::iota(values.begin(), values.end(), 9000);
+    std::vector<sel::TypedPiece> piece{{2144, values.data(),
+                                        sel::TypePair{sel::build_from_runs(std::move(every_other), nullptr),
+                                                      sel::contiguous_spec(0, 1024), nullptr}}};
+    const sel::CombinedFacts facts = sel::combine_facts(piece);
+    EXPECT_EQ(move(IoRequest::pieces(piece, facts), Direction::Write, true), "r 2144+2044, w 2144+2044");
+    expect_placed("typed pieces, sieved");
+    for (std::size_t i = 0; i < 256; ++i)
+        std::memcpy(expected_.data() + 2144 + 8 * i, &values[i], 4);
+    check_file();
+}
+
 // Points named out of order and twice: the file gets each element once, from its last occurrence;
 // a read gives every occurrence the element's value.
 TEST_F(EngineTest, DuplicatePointsKeepTheirLastValue) {

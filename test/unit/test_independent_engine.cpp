@@ -76,6 +76,21 @@ protected:
                       expected_.begin() + static_cast<long>(r.addr + r.size), value);
     }
 
+    // One typed piece: `values` as every other 4-byte element of the file from `addr` on.
+    static std::vector<sel::TypedPiece> every_other_element(haddr_t addr, std::vector<int> &values) {
+        sel::Runs every_other;
+        for (std::size_t i = 0; i < values.size(); ++i)
+            every_other.push(static_cast<MPI_Aint>(8 * i), 4);
+        return {{addr, values.data(),
+                 sel::TypePair{sel::build_from_runs(std::move(every_other), nullptr),
+                               sel::contiguous_spec(0, static_cast<MPI_Count>(4 * values.size())), nullptr}}};
+    }
+    // The file must hold that piece's values from now on.
+    void expect_every_other_element(haddr_t addr, const std::vector<int> &values) {
+        for (std::size_t i = 0; i < values.size(); ++i)
+            std::memcpy(expected_.data() + addr + 8 * i, &values[i], 4);
+    }
+
     // The whole file equals `expected_`.
     void check_file() {
         std::vector<char> back(kFileBytes);
@@ -341,18 +356,12 @@ TEST_F(EngineTest, LongSegmentsMoveStraightFromMemory) {
 // Every other 4-byte element of the first 8 KiB: short blocks, dense - one sieved call each way,
 // bytes copied by MPI's datatype engine.
 TEST_F(EngineTest, ShortDenseBlocksAreSieved) {
-    sel::Runs every_other;
-    for (std::size_t i = 0; i < 1024; ++i)
-        every_other.push(static_cast<MPI_Aint>(8 * i), 4);
     std::vector<int> values(1024);
     std::iota(values.begin(), values.end(), 7000);
-    std::vector<sel::TypedPiece> piece{{0, values.data(),
-                                        sel::TypePair{sel::build_from_runs(std::move(every_other), nullptr),
-                                                      sel::contiguous_spec(0, 4096), nullptr}}};
+    std::vector<sel::TypedPiece> piece = every_other_element(0, values);
     const sel::CombinedFacts facts = sel::combine_facts(piece);
     EXPECT_EQ(move(IoRequest::pieces(piece, facts), Direction::Write, true), "r 0+8188, w 0+8188");
-    for (std::size_t i = 0; i < 1024; ++i)
-        std::memcpy(expected_.data() + 8 * i, &values[i], 4);
+    expect_every_other_element(0, values);
     check_file();
     std::vector<int> back(1024, -1);
     piece[0].buffer = back.data();
@@ -413,19 +422,13 @@ TEST_F(EngineTest, OwnBuffersSitAtTheFileOffsetsPageOffset) {
     EXPECT_EQ(move(IoRequest::runs(runs), Direction::Read, true), "r 3000+240");
     expect_placed("runs, read");
 
-    sel::Runs every_other;
-    for (std::size_t i = 0; i < 256; ++i)
-        every_other.push(static_cast<MPI_Aint>(8 * i), 4);
     std::vector<int> values(256);
     std::iota(values.begin(), values.end(), 9000);
-    std::vector<sel::TypedPiece> piece{{2144, values.data(),
-                                        sel::TypePair{sel::build_from_runs(std::move(every_other), nullptr),
-                                                      sel::contiguous_spec(0, 1024), nullptr}}};
+    const std::vector<sel::TypedPiece> piece = every_other_element(2144, values);
     const sel::CombinedFacts facts = sel::combine_facts(piece);
     EXPECT_EQ(move(IoRequest::pieces(piece, facts), Direction::Write, true), "r 2144+2044, w 2144+2044");
     expect_placed("typed pieces, sieved");
-    for (std::size_t i = 0; i < 256; ++i)
-        std::memcpy(expected_.data() + 2144 + 8 * i, &values[i], 4);
+    expect_every_other_element(2144, values);
     check_file();
 }
 

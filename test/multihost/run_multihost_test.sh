@@ -22,10 +22,18 @@ shared=$base/mpiio-tests/$name
 args=()
 for a in "$@"; do args+=("${a//@SHARED@/$shared}"); done
 rm -rf "$shared"
+# What shapes a test's configuration and sizes must be the same on every host: the variables a
+# stage sets for that (test/support: shared_storage(), MPIIO_TEST_CONFIG) go through the launcher
+# too. (Host a alone kept them before: its rank took the shared-storage sizes and the others not, and
+# the plugin refused the open, its configuration differing between the ranks.)
+stage_env=()
+for v in MPIIO_TEST_SHARED_STORAGE MPIIO_TEST_CONFIG; do
+  [ -z "${!v:-}" ] || stage_env+=(--env "$v=${!v}")
+done
 rc=0
 bash "$root/scripts/multihost.sh" --mpi "$mpi" --mpiexec "$mpiexec" --io "$([ "$mpi" = openmpi ] && echo "$io")" \
   --per-host 2 --timeout "$timeout" --shared "$shared" --probe "$probe" "${extra[@]}" \
   --env HDF5_PLUGIN_PATH="${HDF5_PLUGIN_PATH:?}" --env MPIIO_TEST_DIR="$base" --env MPIIO_TEST_NAME="$name" \
-  --env MPIIO_TEST_IO="$io" -- "${args[@]}" || rc=$?
+  --env MPIIO_TEST_IO="$io" "${stage_env[@]}" -- "${args[@]}" || rc=$?
 ((rc != 0)) || rm -rf "$shared"
 exit $rc

@@ -401,7 +401,7 @@ TEST_F(EngineTest, ShortAdjacentRunsInScatteredBuffersArriveWhole) {
 // stripe the servers read first). Runs sieved as one range, typed pieces sieved, short runs
 // gathered into one write without bridging: every call's memory has its file offset's page offset.
 TEST_F(EngineTest, OwnBuffersSitAtTheFileOffsetsPageOffset) {
-    auto page_offset = [](std::uintptr_t x) { return x % 4096; };
+    auto page_offset = [](std::uintptr_t x) { return x % mpiio::ScratchBuffer::kAlignment; };
     auto expect_placed = [&](const std::string &what) {
         ASSERT_FALSE(calls_.empty()) << what;
         for (const CallRecord &c : calls_)

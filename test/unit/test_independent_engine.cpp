@@ -81,7 +81,7 @@ protected:
         sel::Runs every_other;
         for (std::size_t i = 0; i < values.size(); ++i)
             every_other.push(static_cast<MPI_Aint>(8 * i), 4);
-        return {{addr, values.data(),
+        return {{static_cast<MPI_Offset>(addr), values.data(),
                  sel::TypePair{sel::build_from_runs(std::move(every_other), nullptr),
                                sel::contiguous_spec(0, static_cast<MPI_Count>(4 * values.size())), nullptr}}};
     }
